@@ -1,0 +1,18 @@
+/**
+ * Every command, registered by a lazy loader so `--help` and dispatch load only the
+ * command that runs. One file a command: bin/commands/<words-joined-by-dash>.ts.
+ */
+import type { CommandEntry } from '../../lib/cli.ts';
+
+export const commands: CommandEntry[] = [
+  { name: 'smoke', summary: 'Run the smoke rehearsal (campaigns/quick.yaml) on the local rig, setting up what is missing', load: () => import('./smoke.ts') },
+  { name: 'campaign plan', summary: "Print a campaign's seeded fault timeline without touching anything", load: () => import('./campaign-plan.ts') },
+  { name: 'campaign run', summary: 'Run a campaign: gate, soak, drain, recount, report', load: () => import('./campaign-run.ts') },
+  { name: 'report', summary: "Write a run's report.md and timeline.svg from its evidence alone", load: () => import('./report.ts') },
+  { name: 'verify', summary: 'Recount a settled bucket from scratch against a seed (a run dir, or explicit settings)', load: () => import('./verify.ts') },
+  { name: 'qualify-mutants', summary: 'Run the quick campaign once per sink mutant and expect each to be caught', load: () => import('./qualify-mutants.ts') },
+  { name: 'rig install', summary: 'Install what the rig needs (Kafka, MinIO, sshd, iptables), cached and pinned', load: () => import('./rig-install.ts') },
+  { name: 'rig up', summary: 'Bring up the rig (local namespaces by default, or --inventory FILE)', load: () => import('./rig-up.ts') },
+  { name: 'rig status', summary: "Show each host, its services and the cluster's health", load: () => import('./rig-status.ts') },
+  { name: 'rig down', summary: 'Stop everything the rig started and remove every trace of it', load: () => import('./rig-down.ts') },
+];

@@ -1,0 +1,26 @@
+import type { Command } from '../../lib/cli.ts';
+import { install, manifestPath } from '../../rig/install.ts';
+import { cacheDir } from '../../lib/paths.ts';
+
+const command: Command = {
+  name: 'rig install',
+  summary: 'Install what the rig needs (Kafka, MinIO, sshd, iptables), cached and pinned',
+  description: `Idempotent. Debian packages (openssh-server, iptables, iproute2) only when missing;
+Apache Kafka from Maven Central; MinIO built with go install at a pinned version; all
+cached under ${cacheDir()} (CLINK_QUAL_CACHE moves it). Writes a manifest with each
+part's version and sha256. A second run checks the sha256s and downloads nothing.`,
+  options: {
+    json: { type: 'boolean', description: 'Print the manifest as JSON' },
+  },
+  async run({ values }) {
+    const t0 = Date.now();
+    const { manifest, changed } = await install((l) => console.error(`rig install: ${l}`));
+    if (values.json) {
+      console.log(JSON.stringify(manifest, null, 2));
+      return;
+    }
+    for (const c of manifest.components) console.log(`${c.name.padEnd(16)} ${c.version.padEnd(40)} sha256:${c.sha256.slice(0, 16)}…  ${c.path}`);
+    console.log(`${changed.length ? `installed or updated: ${changed.join(', ')}` : 'everything was already installed'} (${((Date.now() - t0) / 1000).toFixed(1)} s); manifest: ${manifestPath()}`);
+  },
+};
+export default command;

@@ -1,0 +1,108 @@
+/**
+ * The engine under test is a plug. The harness (chaos/, oracle/, reports/, campaigns/)
+ * drives an engine only through this interface; the bundled Clink (engine/clink/)
+ * implements it, and another engine (say Flink with its S3 file sink) would implement it
+ * too without touching the harness.
+ *
+ * Contract on the output, whatever the engine: every committed object under
+ * `${job.prefix}` in `${job.bucket}` is JSON Lines, one input event a line, each line the
+ * event exactly as generated (oracle/generator.ts), which carries `p` (partition) and
+ * `seq` (sequence within the partition).
+ */
+import type { Remote } from '../rig/remote.ts';
+import type { RigState, StoreCredentials } from '../rig/types.ts';
+
+export type EngineRole = 'worker' | 'coordinator';
+
+export interface EngineJobSpec {
+  /** Input topic (already created by the harness with `partitions` partitions). */
+  topic: string;
+  partitions: number;
+  bucket: string;
+  /** Object key prefix for this run, ending in '/'. */
+  prefix: string;
+  checkpointIntervalMs: number;
+  /** A deliberately broken sink variant, or undefined for the correct sink. */
+  mutant?: string;
+}
+
+export interface EngineContext {
+  rig: RigState;
+  /** An open Remote for a rig host, by host name. */
+  remote(hostName: string): Remote;
+  credentials: StoreCredentials;
+  runId: string;
+  /** Progress lines for the operator. */
+  log?: (line: string) => void;
+}
+
+export interface EngineProcess {
+  host: string;
+  role: EngineRole;
+  /** The rig service name (rig/process.ts) on that host, for signals. */
+  service: string;
+  pid: number | null;
+}
+
+export interface EngineHealth {
+  /** The job is running (all subtasks deployed in the current epoch). */
+  running: boolean;
+  epoch: number;
+  completedCheckpoints: number;
+  lastCompletedCheckpointId: number | null;
+  /** ISO time of the last completed checkpoint record. */
+  lastCompletedAt: string | null;
+  /** Completed checkpoint records with times, newest last (at most the last 1000). */
+  checkpoints?: { id: number; epoch: number; at: string }[];
+}
+
+export interface FaultPointFiring {
+  point: string;
+  host: string;
+  role: EngineRole;
+  /** ISO time the process recorded that the point fired (just before it killed itself). */
+  at: string;
+  pid: number;
+  checkpointId?: number;
+  epoch?: number;
+}
+
+export interface MutantInfo {
+  name: string;
+  /** The real failure mechanism it models. */
+  mechanism: string;
+  /** Oracle counters at least one of which a campaign must raise to catch it. */
+  caughtBy: ('duplicates' | 'gaps' | 'foreign' | 'corrupted' | 'mutations' | 'pastProduced')[];
+}
+
+export interface Engine {
+  readonly name: string;
+  /** The sink family a correct deployment must name in its open-time log line. */
+  readonly sinkFamily: string;
+  readonly faultPoints: readonly string[];
+  readonly mandatoryFaultPoints: readonly string[];
+  readonly mutants: readonly MutantInfo[];
+
+  /** Uploads the engine and its configuration to the rig's worker and coordinator hosts. */
+  deploy(ctx: EngineContext, job: EngineJobSpec): Promise<void>;
+  /** Starts the coordinator and the workers and waits until the job runs. */
+  start(): Promise<void>;
+  /** Stops every engine process (idempotent). */
+  stop(): Promise<void>;
+  /** The engine's processes, per host. */
+  processes(): Promise<EngineProcess[]>;
+  /** Starts the process of this role on this host again (after a kill); returns it. */
+  restart(host: string, role: EngineRole): Promise<EngineProcess>;
+  health(): Promise<EngineHealth>;
+  /** Arms a named fault point: the next time (or `times` times) a process reaches it, it records the firing and SIGKILLs itself. */
+  armFaultPoint(point: string, opts?: { times?: number; host?: string }): Promise<void>;
+  /** Disarms every armed point that has not fired. */
+  disarmFaultPoints(): Promise<void>;
+  firedFaultPoints(): Promise<FaultPointFiring[]>;
+  /** Each worker's open-time sink log line, read from the worker's own log. */
+  sinkOpenLines(): Promise<{ host: string; line: string }[]>;
+  /** Every multipart upload the engine started, from its own journal (key, uploadId). */
+  startedUploads(): Promise<{ key: string; uploadId: string }[]>;
+  /** Copies the engine's logs and journals into destDir/<host>/...; returns the files written. */
+  collectLogs(destDir: string): Promise<string[]>;
+}

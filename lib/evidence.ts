@@ -1,0 +1,137 @@
+/**
+ * The evidence a run leaves in runs/<run-id>/, one format per file. Everything the report
+ * says is read from these files; `clink-qual report` needs nothing else.
+ *
+ *   campaign.yaml       the campaign as given;  campaign.resolved.json  with defaults filled
+ *   provenance.json     Provenance
+ *   plan.json           the seeded timeline (PlannedFault[])
+ *   chaos.jsonl         ChaosRecord, one a line, appended as faults move
+ *   gate.json           GateResult
+ *   samples.jsonl       Sample, one a line
+ *   ledger.jsonl        LedgerEntry, one a line (the oracle's ETag ledger)
+ *   checkpoints.jsonl   { id, epoch, at } of every completed checkpoint seen
+ *   recount.json        Recount (written by the separate recount process)
+ *   verdict.json        Verdict
+ *   logs/<host>/...     collected logs
+ *   report.md, timeline.svg, junit.xml
+ */
+
+export const COUNTER_NAMES = ['duplicates', 'gaps', 'foreign', 'corrupted', 'mutations', 'pastProduced'] as const;
+export type CounterName = (typeof COUNTER_NAMES)[number];
+export type Counters = Record<CounterName, number>;
+
+export function zeroCounters(): Counters {
+  return { duplicates: 0, gaps: 0, foreign: 0, corrupted: 0, mutations: 0, pastProduced: 0 };
+}
+
+export const FAULT_KINDS = ['worker-kill', 'coordinator-kill', 'protocol-point', 'store-outage', 'partition', 'packet-loss', 'broker-restart'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface PlannedFault {
+  id: string; // f001, f002...
+  kind: FaultKind;
+  /** Seconds after the soak starts. */
+  atS: number;
+  /** How long the fault is held before healing (store outage, partition, packet loss). */
+  durationS?: number;
+  /** Host name, or a selector resolved at plan time ('worker-2'). */
+  target?: string;
+  /** protocol-point: the named point. packet-loss: the drop share 0..1. */
+  point?: string;
+  share?: number;
+  /** Set when the fault belongs to a composition; all faults of one composition share it. */
+  composition?: string;
+}
+
+export type ChaosPhase = 'planned' | 'landed' | 'not-landed' | 'healed' | 'recovered' | 'not-recovered';
+
+export interface ChaosRecord {
+  t: string; // ISO time
+  faultId: string;
+  kind: FaultKind;
+  phase: ChaosPhase;
+  target?: string;
+  point?: string;
+  composition?: string;
+  /** What shows the phase happened: e.g. { pidGone: 1234 }, { s3TimedOutMs: 2000 }, { tcpBlocked: true }. */
+  evidence?: Record<string, unknown>;
+  /** recovered: seconds from heal to the next completed checkpoint. */
+  recoveryS?: number;
+  detail?: string;
+}
+
+export interface Sample {
+  t: string;
+  elapsedS: number;
+  objects: number;
+  /** Distinct events committed (judged). */
+  events: number;
+  produced: number;
+  /** produced - events */
+  lag: number;
+  counters: Counters;
+  /** Transient errors this sample met and retried. */
+  errors: number;
+  lastError?: string;
+  checkpoints?: number;
+}
+
+export interface LedgerEntry {
+  key: string;
+  etag: string;
+  size: number;
+  lines: number;
+  firstSeen: string;
+}
+
+export interface Recount {
+  t: string;
+  objects: number;
+  lines: number;
+  distinctEvents: number;
+  bytes: number;
+  counters: Counters;
+  perPartition: { partition: number; produced: number; distinct: number; highestSeq: number }[];
+  durationS: number;
+}
+
+export interface GateCondition {
+  name: string;
+  passed: boolean;
+  evidence: string;
+}
+
+export interface GateResult {
+  passed: boolean;
+  conditions: GateCondition[];
+}
+
+export type VerdictName = 'PASS' | 'FAIL' | 'GATE FAILED' | 'ABORTED';
+
+export interface Verdict {
+  runId: string;
+  verdict: VerdictName;
+  exitCode: number;
+  reasons: string[];
+  produced: number;
+  committedDistinct: number;
+  oracle: Counters;
+  recount: Counters;
+  recountAgrees: boolean;
+  pendingUploads: number;
+  drainConverged: boolean;
+  uncoveredFaultPoints: string[];
+  startedAt: string;
+  endedAt: string;
+}
+
+export interface Provenance {
+  runId: string;
+  campaign: string;
+  seed: string;
+  engine: { name: string; revision: string; dirty: boolean; sink: string; mutant?: string };
+  components: { name: string; version: string; sha256: string }[];
+  rig: { kind: string; hosts: { name: string; address: string; roles: string[] }[] };
+  harness: { node: string; platform: string };
+  startedAt: string;
+}

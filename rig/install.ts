@@ -1,0 +1,182 @@
+/**
+ * `rig install`: everything the rig needs, installed idempotently into the cache
+ * (lib/paths.ts cacheDir(), outside the repo), versions pinned here, and a manifest of
+ * what is installed with each part's sha256 (the run's provenance copies it).
+ *
+ *   - Debian packages openssh-server, iptables, iproute2 (apt-get, only when missing);
+ *   - Apache Kafka (KRaft) as jars from Maven Central, resolved by Maven, run on the JDK;
+ *   - MinIO built from source with `go install` at a pinned module version;
+ *   - Node: the project's pinned Node binary (node_modules/node), which the rig uploads
+ *     to engine hosts.
+ *
+ * A second run finds every part in place (checked by its sha256 in the manifest) and
+ * downloads nothing.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { QualError } from '../lib/errors.ts';
+import { cacheDir, repoRoot } from '../lib/paths.ts';
+
+export const PINS = {
+  kafka: '4.1.1',
+  log4j: '2.24.3',
+  /** github.com/minio/minio has no semver tags the module proxy serves; this is its last community commit there (2026-02-12). */
+  minio: 'v0.0.0-20260212201848-7aac2a2c5b7c',
+  debianPackages: ['openssh-server', 'iptables', 'iproute2'],
+} as const;
+
+export interface Component {
+  name: string;
+  version: string;
+  /** A directory (kafka: its libs) or a file (minio, node). */
+  path: string;
+  sha256: string;
+}
+
+export interface Manifest {
+  installedAt: string;
+  components: Component[];
+}
+
+export function manifestPath(): string {
+  return path.join(cacheDir(), 'manifest.json');
+}
+
+export function readManifest(): Manifest {
+  const p = manifestPath();
+  if (!existsSync(p)) throw new QualError('PRECONDITION', `nothing is installed yet (${p} is missing). Run 'clink-qual rig install'.`);
+  return JSON.parse(readFileSync(p, 'utf8')) as Manifest;
+}
+
+export function component(manifest: Manifest, name: string): Component {
+  const c = manifest.components.find((x) => x.name === name);
+  if (!c) throw new QualError('PRECONDITION', `component ${name} is not in the install manifest. Run 'clink-qual rig install'.`);
+  return c;
+}
+
+export async function sha256File(file: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+/** sha256 over the sorted (name, sha256) list of the files in a directory. */
+export async function sha256Dir(dir: string): Promise<string> {
+  const h = createHash('sha256');
+  for (const name of readdirSync(dir).sort()) h.update(`${name} ${await sha256File(path.join(dir, name))}\n`);
+  return h.digest('hex');
+}
+
+function sh(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; log: (l: string) => void }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    const keep = (d: Buffer) => {
+      tail = (tail + d.toString()).slice(-4000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (err) => reject(new QualError('INSTALL_FAILED', `${cmd}: ${err.message}`)));
+    child.on('close', (code) => {
+      if (code === 0) resolve();
+      else reject(new QualError('INSTALL_FAILED', `${cmd} ${args.join(' ')} exited ${code}:\n${tail}`));
+    });
+  });
+}
+
+function which(bin: string): boolean {
+  const dirs = (process.env.PATH ?? '').split(':').concat(['/usr/sbin', '/sbin', '/usr/local/go/bin']);
+  return dirs.some((d) => existsSync(path.join(d, bin)));
+}
+
+async function debianPackages(log: (l: string) => void): Promise<Component[]> {
+  const need: Record<string, string> = { 'openssh-server': 'sshd', iptables: 'iptables', iproute2: 'ip' };
+  const missing = PINS.debianPackages.filter((p) => !which(need[p]!));
+  if (missing.length) {
+    if (process.getuid?.() !== 0) throw new QualError('PRECONDITION', `missing packages ${missing.join(', ')}; installing them needs root`);
+    log(`apt-get install ${missing.join(' ')}`);
+    await sh('apt-get', ['update', '-qq'], { log });
+    await sh('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env: { DEBIAN_FRONTEND: 'noninteractive' }, log });
+  }
+  const out: Component[] = [];
+  for (const p of PINS.debianPackages) {
+    const version = await new Promise<string>((resolve) => {
+      const c = spawn('dpkg-query', ['-W', '-f=${Version}', p]);
+      let s = '';
+      c.stdout.on('data', (d: Buffer) => (s += d));
+      c.on('close', () => resolve(s.trim() || 'unknown'));
+      c.on('error', () => resolve('unknown'));
+    });
+    const bin = ['/usr/sbin', '/sbin', '/usr/bin', '/bin'].map((d) => path.join(d, need[p]!)).find((f) => existsSync(f));
+    out.push({ name: p, version, path: bin ?? need[p]!, sha256: bin ? await sha256File(bin) : '' });
+  }
+  return out;
+}
+
+async function kafka(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
+  const dir = path.join(cacheDir(), `kafka-${PINS.kafka}`);
+  const libs = path.join(dir, 'libs');
+  if (prev && prev.version === PINS.kafka && existsSync(libs) && (await sha256Dir(libs)) === prev.sha256) return prev;
+  if (!which('mvn')) throw new QualError('PRECONDITION', 'Maven (mvn) is needed to fetch Apache Kafka from Maven Central');
+  if (!which('java')) throw new QualError('PRECONDITION', 'a JDK (java, 17 or later) is needed to run Apache Kafka');
+  log(`fetching Apache Kafka ${PINS.kafka} and its dependencies from Maven Central`);
+  mkdirSync(dir, { recursive: true });
+  const pom = `<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>clink-qual</groupId><artifactId>kafka-runtime</artifactId><version>1</version><packaging>pom</packaging>
+<dependencies>
+<dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>${PINS.kafka}</version></dependency>
+<dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j-impl</artifactId><version>${PINS.log4j}</version></dependency>
+<dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-core</artifactId><version>${PINS.log4j}</version></dependency>
+</dependencies></project>\n`;
+  writeFileSync(path.join(dir, 'pom.xml'), pom);
+  const tmp = path.join(dir, 'libs.tmp');
+  rmSync(tmp, { recursive: true, force: true });
+  await sh('mvn', ['-q', '-B', 'dependency:copy-dependencies', `-DoutputDirectory=${tmp}`, '-DincludeScope=runtime'], { cwd: dir, log });
+  rmSync(libs, { recursive: true, force: true });
+  renameSync(tmp, libs);
+  return { name: 'kafka', version: PINS.kafka, path: libs, sha256: await sha256Dir(libs) };
+}
+
+async function minio(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
+  const dir = path.join(cacheDir(), `minio-${PINS.minio}`);
+  const bin = path.join(dir, 'minio');
+  if (prev && prev.version === PINS.minio && existsSync(bin) && (await sha256File(bin)) === prev.sha256) return prev;
+  if (!existsSync(bin)) {
+    if (!which('go')) throw new QualError('PRECONDITION', 'Go is needed to build MinIO from source (go install)');
+    log(`building MinIO ${PINS.minio} with go install (a few minutes on 2 cores)`);
+    mkdirSync(dir, { recursive: true });
+    await sh('go', ['install', `github.com/minio/minio@${PINS.minio}`], { env: { GOBIN: dir, CGO_ENABLED: '0', GOFLAGS: '-trimpath', PATH: `${process.env.PATH}:/usr/local/go/bin` }, log });
+  }
+  return { name: 'minio', version: PINS.minio, path: bin, sha256: await sha256File(bin) };
+}
+
+async function node(prev: Component | undefined): Promise<Component> {
+  const bin = path.join(repoRoot, 'node_modules', 'node', 'bin', 'node');
+  if (!existsSync(bin)) throw new QualError('PRECONDITION', `the pinned Node binary is missing (${bin}); run 'npm ci' first`);
+  const version = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'node', 'package.json'), 'utf8')) as { version: string }).version;
+  if (prev && prev.version === version && prev.path === bin) return prev;
+  return { name: 'node', version, path: bin, sha256: await sha256File(bin) };
+}
+
+/** Installs what is missing and rewrites the manifest. Returns it with what was done. */
+export async function install(log: (l: string) => void = () => {}): Promise<{ manifest: Manifest; changed: string[] }> {
+  mkdirSync(cacheDir(), { recursive: true });
+  let prev: Manifest | undefined;
+  try {
+    prev = readManifest();
+  } catch {
+    prev = undefined;
+  }
+  const old = (n: string) => prev?.components.find((c) => c.name === n);
+  const components: Component[] = [];
+  components.push(...(await debianPackages(log)));
+  components.push(await kafka(old('kafka'), log));
+  components.push(await minio(old('minio'), log));
+  components.push(await node(old('node')));
+  const changed = components.filter((c) => JSON.stringify(c) !== JSON.stringify(old(c.name))).map((c) => c.name);
+  const manifest: Manifest = { installedAt: changed.length || !prev ? new Date().toISOString() : prev.installedAt, components };
+  writeFileSync(manifestPath(), JSON.stringify(manifest, null, 2) + '\n');
+  return { manifest, changed };
+}

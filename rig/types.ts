@@ -1,0 +1,63 @@
+/**
+ * The rig's vocabulary, shared by every layer: hosts, their roles, how to reach them, and
+ * the state a rig leaves behind for later commands (`rig status`, a campaign, the tests).
+ */
+
+export type Role = 'worker' | 'coordinator' | 'broker' | 'store';
+export const ROLES: readonly Role[] = ['worker', 'coordinator', 'broker', 'store'];
+
+export interface SshSettings {
+  user: string;
+  port: number;
+  /** Private key file on the operations host. */
+  privateKeyPath: string;
+  /** The pinned known-hosts file; a host whose key is not in it, or differs, is refused. */
+  knownHostsPath: string;
+}
+
+export interface HostSpec {
+  /** e.g. worker-1, coordinator, broker-2, store */
+  name: string;
+  /** Address the other hosts and the operations host use to reach it. */
+  address: string;
+  roles: Role[];
+  ssh: SshSettings;
+  /** The host's "disk": everything the rig puts on it lives under this directory. */
+  dataDir: string;
+}
+
+export interface KafkaEndpoint {
+  /** host:port,host:port,... as seen from any rig host and from the operations host. */
+  bootstrap: string;
+  brokers: { host: string; nodeId: number; address: string; port: number; controllerPort: number }[];
+  version: string;
+}
+
+export interface StoreEndpoint {
+  /** e.g. http://10.203.0.18:9000 */
+  endpoint: string;
+  region: string;
+  bucket: string;
+  /** Credentials live in a 0600 file; never print them. */
+  credentialsFile: string;
+  host: string;
+  version: string;
+}
+
+/** What `rig up` writes to <stateDir>/rig.json and every later command reads. */
+export interface RigState {
+  kind: 'local' | 'inventory';
+  createdAt: string;
+  hosts: HostSpec[];
+  kafka: KafkaEndpoint;
+  store: StoreEndpoint;
+  /** For kind 'local': the bridge and namespaces it created, for teardown. */
+  local?: { bridge: string; subnet: string; namespaces: string[] };
+  /** Node binary path on each host (uploaded by the rig for engines written in Node). */
+  nodePath: string;
+}
+
+export interface StoreCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
