@@ -74,6 +74,8 @@ export interface Sample {
   errors: number;
   lastError?: string;
   checkpoints?: number;
+  /** Set when this sample could not complete within the oracle's deadline: a stuck oracle, which fails the run. */
+  stuck?: boolean;
 }
 
 export interface LedgerEntry {
@@ -82,6 +84,13 @@ export interface LedgerEntry {
   size: number;
   lines: number;
   firstSeen: string;
+  /**
+   * Absent on the line written when the object is first judged (that line is the judged
+   * version). Set on a later line for the same key when the oracle saw it change, vanish,
+   * or reappear after vanishing; `at` says when. Each such line is one mutation.
+   */
+  change?: 'changed' | 'vanished' | 'reappeared';
+  at?: string;
 }
 
 export interface Recount {
@@ -113,6 +122,8 @@ export interface Verdict {
   verdict: VerdictName;
   exitCode: number;
   reasons: string[];
+  /** Things the report must say that do not fail the run (e.g. a fault that did not land). */
+  warnings: string[];
   produced: number;
   committedDistinct: number;
   oracle: Counters;

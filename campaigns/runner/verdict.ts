@@ -1,0 +1,99 @@
+/**
+ * The verdict, as a pure function of what the run showed. PASS only when everything
+ * holds; otherwise every reason is listed. Exit codes: PASS 0, FAIL and GATE FAILED 1,
+ * ABORTED 2.
+ */
+import { COUNTER_NAMES, type ChaosRecord, type Counters, type GateResult, type Recount, type Verdict } from '../../lib/evidence.ts';
+
+export interface VerdictInput {
+  runId: string;
+  startedAt: string;
+  endedAt: string;
+  aborted: boolean;
+  abortReason?: string;
+  gate: GateResult | null;
+  chaos: ChaosRecord[];
+  mandatoryPoints: readonly string[];
+  /** The oracle's running counters at the end of the drain. */
+  oracle: Counters;
+  /** The separate recount; null when it did not run or failed. */
+  recount: Recount | null;
+  recountError?: string;
+  produced: number;
+  drainConverged: boolean;
+  pendingUploads: number;
+  stuckOracle?: string;
+}
+
+/** Fault ids that landed, and those of them that recovered. */
+export function faultStates(chaos: ChaosRecord[]) {
+  const landed = new Set<string>();
+  const recovered = new Set<string>();
+  const notLanded = new Set<string>();
+  const notRecovered = new Set<string>();
+  for (const r of chaos) {
+    if (r.phase === 'landed') landed.add(r.faultId);
+    if (r.phase === 'recovered') recovered.add(r.faultId);
+    if (r.phase === 'not-landed') notLanded.add(r.faultId);
+    if (r.phase === 'not-recovered') notRecovered.add(r.faultId);
+  }
+  return { landed, recovered, notLanded, notRecovered };
+}
+
+/** Mandatory points with no fault that fired there and recovered. */
+export function uncoveredPoints(chaos: ChaosRecord[], mandatory: readonly string[]): string[] {
+  const { recovered } = faultStates(chaos);
+  const covered = new Set(chaos.filter((r) => r.kind === 'protocol-point' && r.phase === 'landed' && recovered.has(r.faultId)).map((r) => r.point));
+  return mandatory.filter((p) => !covered.has(p));
+}
+
+export function decideVerdict(v: VerdictInput): Verdict {
+  const reasons: string[] = [];
+  const warnings: string[] = [];
+  const recountCounters = v.recount?.counters ?? null;
+  let agrees = false;
+  if (v.recount) {
+    agrees = COUNTER_NAMES.every((c) => v.recount!.counters[c] === v.oracle[c]);
+  }
+  const uncovered = uncoveredPoints(v.chaos, v.mandatoryPoints);
+  let verdict: Verdict['verdict'];
+  if (v.aborted) {
+    verdict = 'ABORTED';
+    reasons.push(`the run was aborted${v.abortReason ? `: ${v.abortReason}` : ''}; nothing is certified`);
+  } else if (!v.gate || !v.gate.passed) {
+    verdict = 'GATE FAILED';
+    for (const c of v.gate?.conditions ?? []) if (!c.passed) reasons.push(`gate: ${c.name} not shown (${c.evidence})`);
+    if (!v.gate) reasons.push('gate: did not run');
+  } else {
+    const { notLanded, notRecovered } = faultStates(v.chaos);
+    if (recountCounters) for (const c of COUNTER_NAMES) if (recountCounters[c] > 0) reasons.push(`recount: ${c} = ${recountCounters[c]}`);
+    for (const c of COUNTER_NAMES) if (v.oracle[c] > 0) reasons.push(`oracle: ${c} = ${v.oracle[c]}`);
+    if (!v.recount) reasons.push(`the separate recount did not complete${v.recountError ? `: ${v.recountError}` : ''}`);
+    else if (!agrees) reasons.push('the recount disagrees with the oracle');
+    if (v.recount && v.recount.distinctEvents !== v.produced) reasons.push(`recount: ${v.recount.distinctEvents} distinct events committed of ${v.produced} produced`);
+    for (const p of uncovered) reasons.push(`mandatory protocol point not covered: ${p}`);
+    for (const id of notRecovered) reasons.push(`fault ${id} had no recovery within its deadline`);
+    if (!v.drainConverged) reasons.push('the drain did not converge before its deadline');
+    if (v.stuckOracle) reasons.push(`stuck oracle: ${v.stuckOracle}`);
+    // A fault that did not land is not survived; it fails the run only through what it leaves uncovered (above).
+    for (const id of notLanded) warnings.push(`fault ${id} did not land and is not counted as survived`);
+    verdict = reasons.length ? 'FAIL' : 'PASS';
+  }
+  return {
+    runId: v.runId,
+    verdict,
+    exitCode: verdict === 'PASS' ? 0 : verdict === 'ABORTED' ? 2 : 1,
+    reasons,
+    warnings,
+    produced: v.produced,
+    committedDistinct: v.recount?.distinctEvents ?? 0,
+    oracle: v.oracle,
+    recount: recountCounters ?? v.oracle,
+    recountAgrees: agrees,
+    pendingUploads: v.pendingUploads,
+    drainConverged: v.drainConverged,
+    uncoveredFaultPoints: uncovered,
+    startedAt: v.startedAt,
+    endedAt: v.endedAt,
+  };
+}

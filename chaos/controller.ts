@@ -1,0 +1,199 @@
+/**
+ * The chaos controller: walks the seeded plan, lands each fault through its package,
+ * holds it, heals it, and measures recovery (time from the heal to the next completed
+ * checkpoint). Every phase goes to chaos.jsonl as it happens:
+ *   planned → landed (evidence) | not-landed → healed (evidence) → recovered (recoveryS) | not-recovered
+ * A fault that did not land is never counted as survived.
+ *
+ * Faults run in episodes: a lone fault, or all the faults of one composition (which
+ * overlap on purpose: the store goes down, then a worker is killed). Episodes run one
+ * after another, each starting at its planned time or when the previous one has
+ * recovered, whichever is later, so a recovery time belongs to one episode.
+ *
+ * Every landed fault is registered for healing the moment it lands; `healActive()` heals
+ * whatever is still active (on abort, or after an error).
+ */
+import type { ChaosRecord, PlannedFault } from '../lib/evidence.ts';
+import { FaultNotLanded, type FaultContext, type LandedFault } from './fault.ts';
+import { packageFor } from './kinds.ts';
+
+export interface ControllerOptions {
+  plan: PlannedFault[];
+  ctx: FaultContext;
+  record(rec: Omit<ChaosRecord, 't'> & { t?: string }): void;
+  recoveryDeadlineS: number;
+  /** Aborts the walk; active faults are healed by the caller through healActive(). */
+  signal: AbortSignal;
+  /** Called with (done, total) as episodes finish. */
+  progress?(done: number, total: number): void;
+}
+
+export interface FaultOutcome {
+  fault: PlannedFault;
+  landed: boolean;
+  healed: boolean;
+  recovered: boolean;
+  recoveryS?: number;
+  reason?: string;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+
+export function episodesOf(plan: PlannedFault[]): PlannedFault[][] {
+  const byStart = [...plan].sort((a, b) => a.atS - b.atS);
+  const episodes: PlannedFault[][] = [];
+  const comp = new Map<string, PlannedFault[]>();
+  for (const f of byStart) {
+    if (f.composition) {
+      let ep = comp.get(f.composition);
+      if (!ep) {
+        ep = [];
+        comp.set(f.composition, ep);
+        episodes.push(ep);
+      }
+      ep.push(f);
+    } else episodes.push([f]);
+  }
+  return episodes;
+}
+
+export class ChaosController {
+  readonly outcomes: FaultOutcome[] = [];
+  private readonly active = new Map<string, { fault: PlannedFault; landed: LandedFault }>();
+  private readonly opts: ControllerOptions;
+
+  constructor(opts: ControllerOptions) {
+    this.opts = opts;
+  }
+
+  /** Runs the whole plan from soakStart (ms epoch). Resolves when every episode is done or the walk was aborted. */
+  async run(soakStart: number): Promise<FaultOutcome[]> {
+    const { plan, signal } = this.opts;
+    for (const f of plan) this.rec(f, 'planned', { detail: `at +${f.atS}s` });
+    const episodes = episodesOf(plan);
+    let done = 0;
+    for (const ep of episodes) {
+      if (signal.aborted) break;
+      const start = soakStart + ep[0]!.atS * 1000;
+      await sleep(Math.max(0, start - Date.now()), signal);
+      if (signal.aborted) break;
+      await this.runEpisode(ep);
+      this.opts.progress?.(++done, episodes.length);
+    }
+    return this.outcomes;
+  }
+
+  /** Lands one lone fault now (the gate's fault), with the same records and recovery measure. */
+  async runOne(fault: PlannedFault): Promise<FaultOutcome> {
+    this.rec(fault, 'planned', { detail: 'gate fault' });
+    await this.runEpisode([fault]);
+    return this.outcomes[this.outcomes.length - 1]!;
+  }
+
+  /** Heals every fault still active. Safe to call at any time, more than once. */
+  async healActive(): Promise<void> {
+    for (const [id, a] of [...this.active]) {
+      try {
+        const ev = await a.landed.heal();
+        this.rec(a.fault, 'healed', { evidence: { ...ev, onAbort: true } });
+      } catch (err) {
+        this.rec(a.fault, 'healed', { detail: `heal failed: ${(err as Error).message}` });
+      }
+      this.active.delete(id);
+    }
+  }
+
+  private rec(f: PlannedFault, phase: ChaosRecord['phase'], extra: Partial<ChaosRecord> = {}) {
+    this.opts.record({
+      faultId: f.id,
+      kind: f.kind,
+      phase,
+      ...(f.target ? { target: f.target } : {}),
+      ...(f.point ? { point: f.point } : {}),
+      ...(f.composition ? { composition: f.composition } : {}),
+      ...extra,
+    });
+  }
+
+  private async runEpisode(ep: PlannedFault[]): Promise<void> {
+    const { ctx, signal } = this.opts;
+    const t0 = Date.now();
+    const base = ep[0]!.atS;
+    const results = await Promise.all(
+      ep.map(async (f): Promise<FaultOutcome & { healedAt?: number; landedFault?: LandedFault }> => {
+        await sleep((f.atS - base) * 1000 - (Date.now() - t0), signal);
+        if (signal.aborted) return { fault: f, landed: false, healed: false, recovered: false, reason: 'aborted before landing' };
+        let landed: LandedFault;
+        try {
+          landed = await packageFor(f.kind).inject(f, ctx);
+        } catch (err) {
+          const ev = err instanceof FaultNotLanded ? err.evidence : {};
+          this.rec(f, 'not-landed', { evidence: ev, detail: (err as Error).message });
+          ctx.log(`fault ${f.id} ${f.kind} did not land: ${(err as Error).message}`);
+          return { fault: f, landed: false, healed: false, recovered: false, reason: (err as Error).message };
+        }
+        this.active.set(f.id, { fault: f, landed });
+        this.rec(f, 'landed', { evidence: landed.evidence });
+        await sleep((f.durationS ?? 0) * 1000, signal);
+        if (signal.aborted) return { fault: f, landed: true, healed: false, recovered: false, reason: 'aborted while active' };
+        try {
+          const ev = await landed.heal();
+          this.active.delete(f.id);
+          this.rec(f, 'healed', { evidence: ev });
+          return { fault: f, landed: true, healed: true, recovered: false, healedAt: Date.now(), landedFault: landed };
+        } catch (err) {
+          this.rec(f, 'healed', { detail: `heal failed: ${(err as Error).message}` });
+          return { fault: f, landed: true, healed: false, recovered: false, reason: `heal failed: ${(err as Error).message}` };
+        }
+      }),
+    );
+    // Recovery: the next completed checkpoint after the episode's last heal.
+    const healedAt = Math.max(...results.map((r) => r.healedAt ?? 0));
+    let checkpointAt: number | null = null;
+    if (healedAt > 0 && !signal.aborted) checkpointAt = await this.nextCheckpointAfter(healedAt);
+    for (const r of results) {
+      const { healedAt: h, landedFault, ...outcome } = r;
+      if (outcome.landed && outcome.healed && !signal.aborted) {
+        if (checkpointAt !== null) {
+          const problem = landedFault?.verifyRecovery ? await landedFault.verifyRecovery() : null;
+          const recoveryS = Math.round((checkpointAt - h!) / 100) / 10;
+          if (problem) {
+            this.rec(r.fault, 'not-recovered', { detail: problem, recoveryS });
+            outcome.reason = problem;
+          } else {
+            this.rec(r.fault, 'recovered', { recoveryS, evidence: { checkpointAt: new Date(checkpointAt).toISOString() } });
+            outcome.recovered = true;
+            outcome.recoveryS = recoveryS;
+          }
+        } else {
+          this.rec(r.fault, 'not-recovered', { detail: `no completed checkpoint within ${this.opts.recoveryDeadlineS} s of the heal` });
+          outcome.reason = 'no recovery within the deadline';
+        }
+      }
+      this.outcomes.push(outcome);
+    }
+  }
+
+  private async nextCheckpointAfter(t: number): Promise<number | null> {
+    const deadline = t + this.opts.recoveryDeadlineS * 1000;
+    while (Date.now() < deadline && !this.opts.signal.aborted) {
+      try {
+        const h = await this.opts.ctx.engine.health();
+        const last = h.lastCompletedAt ? Date.parse(h.lastCompletedAt) : 0;
+        if (last > t) return last;
+      } catch {
+        /* the coordinator may be restarting; keep polling */
+      }
+      await sleep(500, this.opts.signal);
+    }
+    return null;
+  }
+}

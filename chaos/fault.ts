@@ -1,0 +1,73 @@
+/**
+ * A fault kind is one package behind one interface (after Jepsen's nemesis packages): how
+ * it lands (with evidence that it did), and how it heals. The controller (controller.ts)
+ * schedules them, records every phase in chaos.jsonl, measures recovery, and heals
+ * whatever is still active when the run is aborted.
+ *
+ * Adding a fault kind is adding one file here and one line in kinds.ts.
+ */
+import type { Engine } from '../engine/engine.ts';
+import type { FaultKind, PlannedFault } from '../lib/evidence.ts';
+import type { Remote } from '../rig/remote.ts';
+import type { RigState, StoreCredentials } from '../rig/types.ts';
+
+export interface FaultContext {
+  rig: RigState;
+  remote(hostName: string): Remote;
+  engine: Engine;
+  credentials: StoreCredentials;
+  checkpointIntervalMs: number;
+  log(line: string): void;
+}
+
+/** A landed fault, held until healed. */
+export interface LandedFault {
+  /** What shows it landed (PID gone, request timed out, TCP blocked, fired record...). */
+  evidence: Record<string, unknown>;
+  /** Undoes the fault (restart, SIGCONT, remove rules); returns what shows it healed. Idempotent. */
+  heal(): Promise<Record<string, unknown>>;
+  /**
+   * Checked after the next completed checkpoint: extra conditions for calling the fault
+   * recovered (coordinator kill: the workers' PIDs did not change). Returns a failure
+   * description, or null when recovered.
+   */
+  verifyRecovery?(): Promise<string | null>;
+}
+
+export interface FaultPackage {
+  kind: FaultKind;
+  /** How the report names it, e.g. 'Worker SIGKILL (with restart)'. */
+  label: string;
+  /**
+   * Injects the fault. Resolves with the landing evidence and the heal handle, or throws
+   * FaultNotLanded when it could not show that the fault landed (after undoing any part of it).
+   */
+  inject(fault: PlannedFault, ctx: FaultContext): Promise<LandedFault>;
+}
+
+export class FaultNotLanded extends Error {
+  readonly evidence: Record<string, unknown>;
+  constructor(message: string, evidence: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'FaultNotLanded';
+    this.evidence = evidence;
+  }
+}
+
+export function hostsWithRole(rig: RigState, role: string): string[] {
+  return rig.hosts.filter((h) => h.roles.includes(role as never)).map((h) => h.name);
+}
+
+/** The planned target, or the first host with the role when the plan named none. */
+export function targetOrFirst(fault: PlannedFault, rig: RigState, role: string): string {
+  if (fault.target) return fault.target;
+  const h = hostsWithRole(rig, role)[0];
+  if (!h) throw new FaultNotLanded(`the rig has no ${role} host`);
+  return h;
+}
+
+export function hostAddress(rig: RigState, name: string): string {
+  const h = rig.hosts.find((x) => x.name === name);
+  if (!h) throw new FaultNotLanded(`no host named ${name} in the rig`);
+  return h.address;
+}

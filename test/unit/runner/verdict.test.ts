@@ -1,0 +1,71 @@
+import t from 'tap';
+import { decideVerdict, uncoveredPoints, type VerdictInput } from '../../../campaigns/runner/verdict.ts';
+import { zeroCounters, type ChaosRecord, type Recount } from '../../../lib/evidence.ts';
+
+const recount = (over: Partial<Recount> = {}): Recount => ({
+  t: '2026-12-02T00:00:00Z', objects: 10, lines: 1000, distinctEvents: 1000, bytes: 1, counters: zeroCounters(), perPartition: [], durationS: 1, ...over,
+});
+const rec = (faultId: string, phase: ChaosRecord['phase'], point?: string): ChaosRecord => ({ t: 'x', faultId, kind: point ? 'protocol-point' : 'worker-kill', phase, ...(point ? { point } : {}) });
+const base = (over: Partial<VerdictInput> = {}): VerdictInput => ({
+  runId: 'r', startedAt: 'a', endedAt: 'b', aborted: false,
+  gate: { passed: true, conditions: [{ name: 'input flowing', passed: true, evidence: 'x' }] },
+  chaos: [rec('f1', 'landed', 'p1'), rec('f1', 'recovered', 'p1')],
+  mandatoryPoints: ['p1'], oracle: zeroCounters(), recount: recount(), produced: 1000, drainConverged: true, pendingUploads: 3, ...over,
+});
+
+t.test('a clean run passes with exit 0', async (t) => {
+  const v = decideVerdict(base());
+  t.equal(v.verdict, 'PASS');
+  t.equal(v.exitCode, 0);
+  t.same(v.reasons, []);
+  t.equal(v.recountAgrees, true);
+});
+
+t.test('any counter above zero fails, named with its value', async (t) => {
+  const c = { ...zeroCounters(), duplicates: 2 };
+  const v = decideVerdict(base({ oracle: c, recount: recount({ counters: c }) }));
+  t.equal(v.verdict, 'FAIL');
+  t.equal(v.exitCode, 1);
+  t.ok(v.reasons.includes('recount: duplicates = 2'));
+  t.ok(v.reasons.includes('oracle: duplicates = 2'));
+});
+
+t.test('a recount that disagrees with the oracle fails', async (t) => {
+  const v = decideVerdict(base({ oracle: { ...zeroCounters(), gaps: 1 } }));
+  t.equal(v.verdict, 'FAIL');
+  t.ok(v.reasons.includes('the recount disagrees with the oracle'));
+});
+
+t.test('an uncovered mandatory point, a missing recovery, a drain that did not converge: each listed', async (t) => {
+  const v = decideVerdict(base({ mandatoryPoints: ['p1', 'p2'], chaos: [rec('f1', 'landed', 'p1'), rec('f1', 'recovered', 'p1'), rec('f2', 'landed'), rec('f2', 'not-recovered')], drainConverged: false }));
+  t.equal(v.verdict, 'FAIL');
+  t.ok(v.reasons.includes('mandatory protocol point not covered: p2'));
+  t.ok(v.reasons.includes('fault f2 had no recovery within its deadline'));
+  t.ok(v.reasons.includes('the drain did not converge before its deadline'));
+});
+
+t.test('a fired point that did not recover does not count as covered', async (t) => {
+  t.same(uncoveredPoints([rec('f1', 'landed', 'p1'), rec('f1', 'not-recovered', 'p1')], ['p1']), ['p1']);
+});
+
+t.test('fewer distinct events than produced fails even with zero counters', async (t) => {
+  const v = decideVerdict(base({ recount: recount({ distinctEvents: 990 }) }));
+  t.equal(v.verdict, 'FAIL');
+  t.match(v.reasons.join('\n'), /990 distinct events committed of 1000 produced/);
+});
+
+t.test('gate failure and abort', async (t) => {
+  const g = decideVerdict(base({ gate: { passed: false, conditions: [{ name: 'sink confirmed', passed: false, evidence: 'no open line' }] } }));
+  t.equal(g.verdict, 'GATE FAILED');
+  t.equal(g.exitCode, 1);
+  t.match(g.reasons[0], /sink confirmed/);
+  const a = decideVerdict(base({ aborted: true, abortReason: 'SIGINT' }));
+  t.equal(a.verdict, 'ABORTED');
+  t.equal(a.exitCode, 2);
+});
+
+t.test('a fault that did not land is a warning, not survived', async (t) => {
+  const v = decideVerdict(base({ chaos: [...base().chaos, rec('f3', 'not-landed')] }));
+  t.equal(v.verdict, 'PASS');
+  t.same(v.warnings, ['fault f3 did not land and is not counted as survived']);
+});
