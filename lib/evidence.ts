@@ -140,9 +140,20 @@ export interface Provenance {
   runId: string;
   campaign: string;
   seed: string;
-  engine: { name: string; revision: string; dirty: boolean; sink: string; mutant?: string };
+  engine: {
+    name: string;
+    revision: string;
+    dirty: boolean;
+    sink: string;
+    mutant?: string;
+    /** Engine.faultPoints and Engine.mandatoryFaultPoints, so the report can say which mandatory points were covered. */
+    faultPoints?: string[];
+    mandatoryFaultPoints?: string[];
+  };
   components: { name: string; version: string; sha256: string }[];
   rig: { kind: string; hosts: { name: string; address: string; roles: string[] }[] };
   harness: { node: string; platform: string };
+  /** Store settings the report's caveats cite, e.g. { MINIO_API_STALE_UPLOADS_EXPIRY: '72h' }. */
+  storeSettings?: Record<string, string>;
   startedAt: string;
 }

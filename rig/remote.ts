@@ -25,7 +25,7 @@ export interface Remote {
   /** Runs `bash -c cmd` on the host. */
   exec(cmd: string, opts?: ExecOptions): Promise<ExecResult>;
   /** Copies a local file to the host (SFTP), creating parent directories. Skips the copy when the remote file already has the same sha256. */
-  upload(localPath: string, remotePath: string, opts?: { mode?: number }): Promise<{ copied: boolean }>;
+  upload(localPath: string, remotePath: string, opts?: { mode?: number; /** The local file's sha256 when already known (saves hashing it again). */ sha256?: string }): Promise<{ copied: boolean }>;
   writeFile(remotePath: string, content: string | Buffer, opts?: { mode?: number }): Promise<void>;
   readFile(remotePath: string): Promise<Buffer>;
   /** Copies a remote file to the operations host. */

@@ -1,11 +1,30 @@
 import type { Command } from '../../lib/cli.ts';
+import { existsSync, statSync } from 'node:fs';
 import { QualError } from '../../lib/errors.ts';
+import { readRunEvidence } from '../../reports/evidence.ts';
+import { writeReports } from '../../reports/report.ts';
 
 const command: Command = {
   name: 'report',
-  summary: 'not built yet',
-  async run() {
-    throw new QualError('INTERNAL', 'report is not built yet');
+  summary: "Write a run's report.md, timeline.svg and junit.xml from its evidence alone",
+  description: `Reads only the evidence files in RUN_DIR (campaign.resolved.json, provenance.json,
+plan.json, chaos.jsonl, gate.json, samples.jsonl, ledger.jsonl, checkpoints.jsonl,
+recount.json, verdict.json) and writes, into the same directory:
+  report.md      the qualification report (structure of QUAL-03), every figure from the evidence
+  timeline.svg   committed and produced events over time, fault windows, checkpoints
+  junit.xml      one test case per gate condition, fault, counter, and the recount's agreement
+Missing files (an aborted run) are named in the report. Re-running on the same evidence
+writes the same bytes, so stored runs can be re-reported at any time.`,
+  positionals: [{ name: 'RUN_DIR', description: 'A run directory, e.g. runs/quick-20260821-101500', required: true }],
+  examples: ['clink-qual report runs/quick-20260821-101500'],
+  async run({ positionals }) {
+    const dir = positionals[0]!;
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new QualError('BAD_ARGUMENTS', `${dir} is not a run directory`);
+    const files = writeReports(dir);
+    const ev = readRunEvidence(dir);
+    console.log(`verdict: ${ev.verdict?.verdict ?? 'none recorded (aborted run?)'}`);
+    if (ev.missing.length) console.log(`missing evidence: ${ev.missing.join(', ')}`);
+    for (const f of Object.values(files)) console.log(`wrote ${f}`);
   },
 };
 export default command;

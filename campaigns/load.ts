@@ -1,0 +1,408 @@
+/**
+ * Loading a campaign file: YAML → schema check → meaning check → the resolved campaign.
+ *
+ * Every problem is reported the way an editor would want it: `FILE:LINE: FIELD: what is
+ * wrong`, e.g. `campaigns/bad.yaml:12: faults[2].durationS: must be a number`. The YAML is
+ * parsed with source ranges kept (parseDocument + LineCounter), so a schema error's
+ * instance path (/faults/2/durationS) is mapped back to the node it names and its line.
+ * All problems are collected and thrown together as one QualError('BAD_INPUT_FILE').
+ *
+ * Defaults come from the schema (`default` keywords, filled by ajv's useDefaults) plus a
+ * few that depend on the fault kind (default targets) or on other fields (jitter, rate).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject } from 'ajv';
+import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { QualError } from '../lib/errors.ts';
+import type { FaultKind } from '../lib/evidence.ts';
+import {
+  DEFAULT_FAULT_POINTS,
+  STANDARD_HOSTS,
+  type CampaignHost,
+  type ResolvedBatteryEntry,
+  type ResolvedCampaign,
+  type ResolvedComposition,
+} from './types.ts';
+
+export const SCHEMA_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema.json');
+
+export interface LoadOptions {
+  /** Protocol points the engine supports (Engine.faultPoints); default DEFAULT_FAULT_POINTS. */
+  faultPoints?: readonly string[];
+  /** The rig's hosts; default the standard rig for `local`, names checked by role only for `inventory`. */
+  hosts?: readonly CampaignHost[];
+  /** Sink mutants the engine knows (Engine.mutants names); unchecked when absent. */
+  mutants?: readonly string[];
+}
+
+/** One problem found in a campaign file. */
+export interface CampaignProblem {
+  file: string;
+  line: number;
+  /** Dotted field path, e.g. faults[2].durationS ('' for the whole document). */
+  field: string;
+  message: string;
+}
+
+export function formatProblem(p: CampaignProblem): string {
+  return `${p.file}:${p.line}: ${p.field ? `${p.field}: ` : ''}${p.message}`;
+}
+
+type Role = CampaignHost['roles'][number];
+
+/** Which host roles each fault kind may target, and its default targets. */
+const TARGET_ROLES: Record<FaultKind, { roles: Role[]; what: string; defaultRoles: Role[] }> = {
+  'worker-kill': { roles: ['worker'], what: 'workers', defaultRoles: ['worker'] },
+  'coordinator-kill': { roles: ['coordinator'], what: 'the coordinator', defaultRoles: ['coordinator'] },
+  'protocol-point': { roles: ['worker'], what: 'workers (for sink.* points)', defaultRoles: [] },
+  'store-outage': { roles: ['store'], what: 'the store', defaultRoles: ['store'] },
+  partition: { roles: ['worker', 'broker', 'store'], what: 'workers, brokers or the store (each is cut from the coordinator)', defaultRoles: ['worker'] },
+  'packet-loss': { roles: ['worker', 'coordinator', 'broker', 'store'], what: 'any rig host', defaultRoles: ['worker'] },
+  'broker-restart': { roles: ['broker'], what: 'brokers', defaultRoles: ['broker'] },
+};
+
+function roleOfName(name: string): Role | undefined {
+  if (/^worker-\d+$/.test(name)) return 'worker';
+  if (/^broker-\d+$/.test(name)) return 'broker';
+  if (name === 'coordinator') return 'coordinator';
+  if (name === 'store') return 'store';
+  return undefined;
+}
+
+let validator: ReturnType<Ajv['compile']> | undefined;
+function validate(data: unknown): ErrorObject[] {
+  if (!validator) {
+    const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: false });
+    validator = ajv.compile(JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')));
+  }
+  return validator(data) ? [] : [...(validator.errors ?? [])];
+}
+
+/** The file name as shown in messages: relative to the working directory when inside it. */
+function displayName(file: string): string {
+  const abs = path.resolve(file);
+  const rel = path.relative(process.cwd(), abs);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs;
+}
+
+type Segment = string | number;
+
+function fieldName(segs: Segment[]): string {
+  let out = '';
+  for (const s of segs) out += typeof s === 'number' ? `[${s}]` : out ? `.${s}` : s;
+  return out;
+}
+
+function parsePointer(ptr: string): Segment[] {
+  if (!ptr) return [];
+  return ptr
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+/**
+ * The line of the YAML node at `segs`: the value's line, or (when `key` is set or the value
+ * is missing) the key's line; falls back to the deepest existing ancestor.
+ */
+function lineOf(doc: Document, lc: LineCounter, segs: Segment[], opts: { key?: boolean } = {}): number {
+  let node: unknown = doc.contents;
+  let best: number | undefined = startOf(node);
+  for (let i = 0; i < segs.length; i++) {
+    const s = segs[i]!;
+    const last = i === segs.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(s));
+      if (!pair) break;
+      const keyStart = startOf(pair.key);
+      const valStart = startOf(pair.value);
+      if (last && (opts.key || valStart === undefined)) {
+        best = keyStart ?? best;
+        break;
+      }
+      best = valStart ?? keyStart ?? best;
+      node = pair.value;
+    } else if (isSeq(node) && typeof s === 'number') {
+      const item = node.items[s];
+      if (item === undefined) break;
+      best = startOf(item) ?? best;
+      node = item;
+    } else break;
+  }
+  return best === undefined ? 1 : lc.linePos(best).line;
+}
+
+function startOf(node: unknown): number | undefined {
+  const r = (node as Node | null | undefined)?.range;
+  return r ? r[0] : undefined;
+}
+
+function valueAt(data: unknown, segs: Segment[]): unknown {
+  let v: unknown = data;
+  for (const s of segs) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string | number, unknown>)[s];
+  }
+  return v;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  number: 'a number',
+  integer: 'an integer',
+  string: 'a string',
+  object: 'a mapping (key: value)',
+  array: 'a list',
+  boolean: 'true or false',
+  null: 'empty',
+};
+
+/** Turns ajv's errors into problems, dropping the noise (if/then bookkeeping, oneOf branches). */
+function schemaProblems(errors: ErrorObject[], data: unknown, doc: Document, lc: LineCounter, file: string): CampaignProblem[] {
+  const failedOneOf = errors.filter((e) => e.keyword === 'oneOf').map((e) => e.schemaPath + '/');
+  const out: CampaignProblem[] = [];
+  for (const e of errors) {
+    if (e.keyword === 'if') continue;
+    if (failedOneOf.some((p) => e.schemaPath.startsWith(p))) continue;
+    const segs = parsePointer(e.instancePath);
+    const params = e.params as Record<string, unknown>;
+    let at = segs;
+    let key = false;
+    let message = e.message ?? 'is not valid';
+    switch (e.keyword) {
+      case 'additionalProperties': {
+        at = [...segs, String(params.additionalProperty)];
+        key = true;
+        const allowed = Object.keys(((e.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object).filter((k) => k !== '$schema');
+        message = `unknown field${allowed.length ? ` (allowed here: ${allowed.join(', ')})` : ''}`;
+        break;
+      }
+      case 'required': {
+        const missing = String(params.missingProperty);
+        out.push({ file, line: lineOf(doc, lc, segs), field: fieldName([...segs, missing]), message: 'required field is missing' });
+        continue;
+      }
+      case 'false schema': {
+        const kind = valueAt(data, [...segs.slice(0, -1), 'kind']);
+        key = true;
+        message = `not allowed${typeof kind === 'string' ? ` for kind ${kind}` : ''}`;
+        break;
+      }
+      case 'type':
+        message = `must be ${String(params.type)
+          .split(',')
+          .map((t) => TYPE_WORDS[t] ?? t)
+          .join(' or ')}`;
+        break;
+      case 'enum':
+        message = `must be one of: ${(params.allowedValues as unknown[]).map(String).join(', ')} (found ${JSON.stringify(e.data)})`;
+        break;
+      case 'pattern':
+        message = e.schemaPath.includes('hostName')
+          ? `${JSON.stringify(e.data)} is not a rig host name (worker-N, broker-N, coordinator or store)`
+          : `${JSON.stringify(e.data)} must be lower case letters, digits, '.', '_' or '-'`;
+        break;
+      case 'oneOf':
+        if (e.instancePath === '/workload') message = 'give either rate (events/s) or totalEvents, not both and not neither';
+        else message = 'must match exactly one of the allowed shapes';
+        break;
+      case 'uniqueItems':
+        message = 'lists the same host twice';
+        break;
+      default:
+        break;
+    }
+    out.push({ file, line: lineOf(doc, lc, at, { key }), field: fieldName(at), message });
+  }
+  return out;
+}
+
+interface RawStep {
+  kind: FaultKind;
+  targets?: string[];
+  points?: string[];
+  point?: string;
+}
+
+/** Meaning checks the schema cannot express: point names, target roles, the schedule's fit. */
+function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file: string, opts: LoadOptions, campaignDir: string): CampaignProblem[] {
+  const out: CampaignProblem[] = [];
+  const add = (segs: Segment[], message: string, key = false) => out.push({ file, line: lineOf(doc, lc, segs, { key }), field: fieldName(segs), message });
+  const points = opts.faultPoints ?? DEFAULT_FAULT_POINTS;
+  const hosts = opts.hosts ?? (data.rig?.kind === 'inventory' ? undefined : STANDARD_HOSTS);
+
+  const checkFault = (f: RawStep, base: Segment[]) => {
+    const pts = f.kind === 'protocol-point' ? (f.points ?? (f.point ? [f.point] : [])) : [];
+    pts.forEach((p, j) => {
+      if (!points.includes(p)) add(f.points ? [...base, 'points', j] : [...base, 'point'], `unknown protocol point '${p}' (the engine has: ${points.join(', ')})`);
+    });
+    const rule = TARGET_ROLES[f.kind];
+    const fitting = hosts ? hosts.filter((h) => h.roles.some((r) => rule.roles.includes(r))).map((h) => h.name) : [];
+    const allowed = `${f.kind} targets ${rule.what}${fitting.length ? `: ${fitting.join(', ')}` : ''}`;
+    (f.targets ?? []).forEach((t, j) => {
+      const role = hosts ? hosts.find((h) => h.name === t)?.roles : [roleOfName(t)].filter((r): r is Role => !!r);
+      if (!role || role.length === 0) {
+        add([...base, 'targets', j], `'${t}' is not a host of this rig (${allowed})`);
+      } else if (!role.some((r) => rule.roles.includes(r))) {
+        add([...base, 'targets', j], `'${t}' cannot be a ${f.kind} target (${allowed})`);
+      }
+    });
+    if (f.kind === 'protocol-point' && f.targets?.length && pts.length && pts.every((p) => p.startsWith('coordinator.'))) {
+      add([...base, 'targets'], 'coordinator points always fire in the coordinator: targets apply to sink.* points only', true);
+    }
+  };
+  data.faults.forEach((f, i) => checkFault(f, ['faults', i]));
+  const names = new Set<string>();
+  (data.compositions ?? []).forEach((c, i) => {
+    if (names.has(c.name)) add(['compositions', i, 'name'], `a composition named '${c.name}' is already defined`);
+    names.add(c.name);
+    c.steps.forEach((s, j) => checkFault(s, ['compositions', i, 'steps', j]));
+  });
+
+  if (opts.mutants && data.engine?.mutant && data.engine.mutant !== 'none' && !opts.mutants.includes(data.engine.mutant)) {
+    add(['engine', 'mutant'], `unknown mutant '${data.engine.mutant}' (the engine has: none, ${opts.mutants.join(', ')})`);
+  }
+  if (data.rig?.kind === 'inventory' && data.rig.file && !existsSync(path.resolve(campaignDir, data.rig.file))) {
+    add(['rig', 'file'], `inventory file not found: ${path.resolve(campaignDir, data.rig.file)}`);
+  }
+
+  const { startAfterS, spacingS, jitterS } = data.schedule;
+  const slots = countSlots(data.faults, data.compositions ?? []);
+  const needed = startAfterS + slots * spacingS;
+  if (needed > data.workload.soakS) {
+    add(['schedule', 'spacingS'], `the schedule does not fit in the soak: startAfterS ${startAfterS} s + ${slots} fault slots × spacingS ${spacingS} s = ${needed} s > workload.soakS ${data.workload.soakS} s`);
+  }
+  if (jitterS !== undefined && jitterS >= spacingS) add(['schedule', 'jitterS'], `must be less than spacingS (${spacingS})`);
+  return out;
+}
+
+/** Slots a battery and its compositions take on the timeline: one per fault, one per composition run. */
+export function countSlots(faults: { kind: string; count?: number; points?: string[] }[], compositions: { count?: number }[]): number {
+  let n = 0;
+  for (const f of faults) n += (f.count ?? 1) * (f.kind === 'protocol-point' ? (f.points?.length ?? 0) : 1);
+  for (const c of compositions) n += c.count ?? 1;
+  return n;
+}
+
+/** The campaign as it stands after the schema check (schema defaults filled). */
+interface RawCampaign {
+  name: string;
+  description?: string;
+  seed: string;
+  rig: { kind: 'local' | 'inventory'; file?: string };
+  engine: { name: string; mutant: string };
+  workload: { rate?: number; totalEvents?: number; partitions: number; keys: number; checkpointIntervalS: number; soakS: number };
+  gate: { deadlineS: number; fault: FaultKind };
+  faults: (RawStep & { count: number; durationS?: number; share?: number })[];
+  compositions: { name: string; description?: string; count: number; steps: (RawStep & { afterS: number; durationS?: number; share?: number })[] }[];
+  schedule: { startAfterS: number; spacingS: number; jitterS?: number };
+  deadlines: ResolvedCampaign['deadlines'];
+  oracle: ResolvedCampaign['oracle'];
+}
+
+function defaultTargets(kind: FaultKind, hosts: readonly CampaignHost[]): string[] {
+  const roles = TARGET_ROLES[kind].defaultRoles;
+  return hosts.filter((h) => h.roles.some((r) => roles.includes(r))).map((h) => h.name);
+}
+
+function resolve(data: RawCampaign, file: string, campaignDir: string, opts: LoadOptions): ResolvedCampaign {
+  const hosts = opts.hosts ?? STANDARD_HOSTS;
+  const fault = <T extends RawStep & { durationS?: number; share?: number }>(f: T) => ({
+    kind: f.kind,
+    targets: f.targets ? [...f.targets] : defaultTargets(f.kind, hosts),
+    ...(f.durationS !== undefined ? { durationS: f.durationS } : {}),
+    ...(f.share !== undefined ? { share: f.share } : {}),
+  });
+  const faults: ResolvedBatteryEntry[] = data.faults.map((f) => {
+    const { kind, targets, ...rest } = fault(f);
+    return { kind, count: f.count, targets, ...(f.points ? { points: [...f.points] } : {}), ...rest };
+  });
+  const compositions: ResolvedComposition[] = data.compositions.map((c) => ({
+    name: c.name,
+    ...(c.description ? { description: c.description } : {}),
+    count: c.count,
+    steps: c.steps.map((s) => {
+      const { kind, targets, ...rest } = fault(s);
+      return { kind, afterS: s.afterS, targets, ...(s.point ? { point: s.point } : {}), ...rest };
+    }),
+  }));
+  const w = data.workload;
+  return {
+    name: data.name,
+    ...(data.description ? { description: data.description } : {}),
+    seed: data.seed,
+    file,
+    rig: data.rig.kind === 'inventory' ? { kind: 'inventory', file: path.resolve(campaignDir, data.rig.file!) } : { kind: 'local' },
+    engine: { name: data.engine.name, mutant: data.engine.mutant },
+    workload: {
+      rate: w.rate ?? Math.ceil(w.totalEvents! / w.soakS),
+      ...(w.totalEvents !== undefined ? { totalEvents: w.totalEvents } : {}),
+      partitions: w.partitions,
+      keys: w.keys,
+      checkpointIntervalS: w.checkpointIntervalS,
+      soakS: w.soakS,
+    },
+    gate: { deadlineS: data.gate.deadlineS, fault: data.gate.fault },
+    faults,
+    compositions,
+    schedule: {
+      startAfterS: data.schedule.startAfterS,
+      spacingS: data.schedule.spacingS,
+      jitterS: data.schedule.jitterS ?? Math.floor(data.schedule.spacingS / 4),
+    },
+    deadlines: { ...data.deadlines },
+    oracle: { ...data.oracle },
+  };
+}
+
+/**
+ * Parses and checks campaign text (`file` is only used in messages and to resolve the
+ * inventory path). Throws QualError('BAD_INPUT_FILE') listing every problem.
+ */
+export function parseCampaign(text: string, file: string, opts: LoadOptions = {}): ResolvedCampaign {
+  const shown = displayName(file);
+  const campaignDir = path.dirname(path.resolve(file));
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: true });
+  const fail = (problems: CampaignProblem[]): never => {
+    problems.sort((a, b) => a.line - b.line || a.field.localeCompare(b.field));
+    const seen = new Set<string>();
+    const lines = problems.map(formatProblem).filter((l) => !seen.has(l) && (seen.add(l), true));
+    throw new QualError('BAD_INPUT_FILE', `campaign ${shown} is not valid (${lines.length} problem${lines.length === 1 ? '' : 's'}):\n  ${lines.join('\n  ')}`, {
+      problems: lines,
+    });
+  };
+  if (doc.errors.length) {
+    fail(
+      doc.errors.map((e) => ({
+        file: shown,
+        line: e.linePos?.[0]?.line ?? 1,
+        field: '',
+        message: `YAML syntax: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+      })),
+    );
+  }
+  const data = doc.toJS() as unknown;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    fail([{ file: shown, line: 1, field: '', message: 'a campaign is a mapping (name:, seed:, workload:, faults:, schedule: ...)' }]);
+  }
+  const errors = validate(data);
+  if (errors.length) fail(schemaProblems(errors, data, doc, lc, shown));
+  const raw = data as RawCampaign;
+  const problems = meaningProblems(raw, doc, lc, shown, opts, campaignDir);
+  if (problems.length) fail(problems);
+  return resolve(raw, shown, campaignDir, opts);
+}
+
+/** Reads, checks and resolves a campaign file. Throws QualError('BAD_INPUT_FILE') naming file, line and field of every problem. */
+export function loadCampaign(file: string, opts: LoadOptions = {}): ResolvedCampaign {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new QualError('BAD_INPUT_FILE', `cannot read campaign ${file}: ${(err as Error).message}`, undefined, { cause: err });
+  }
+  return parseCampaign(text, file, opts);
+}

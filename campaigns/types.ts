@@ -1,0 +1,93 @@
+/**
+ * The campaign's vocabulary: what a campaign file says (campaigns/schema.json is its
+ * schema), and the resolved campaign (every default filled, targets expanded) that the
+ * runner uses and stores as runs/<run-id>/campaign.resolved.json.
+ */
+import type { FaultKind } from '../lib/evidence.ts';
+
+/** The protocol points every qualification must cover (DESIGN.md, "Clink, the bundled engine"). */
+export const MANDATORY_FAULT_POINTS = [
+  'sink.before-prepare',
+  'sink.after-prepare',
+  'coordinator.before-complete-record',
+  'coordinator.after-complete-record',
+  'sink.before-commit',
+  'sink.after-commit',
+] as const;
+
+/**
+ * The protocol points the loader accepts when the caller does not pass the engine's own
+ * list (Engine.faultPoints): the mandatory ones plus the two inside recovery's re-commit.
+ */
+export const DEFAULT_FAULT_POINTS: readonly string[] = [...MANDATORY_FAULT_POINTS, 'sink.recover.before-commit', 'sink.recover.after-commit'];
+
+/** A host of the rig as the loader knows it: name and roles. */
+export interface CampaignHost {
+  name: string;
+  roles: ('worker' | 'coordinator' | 'broker' | 'store')[];
+}
+
+/** The standard rig (DESIGN.md, "The rig"): 3 workers, a coordinator, 3 brokers, the store. */
+export const STANDARD_HOSTS: readonly CampaignHost[] = [
+  { name: 'worker-1', roles: ['worker'] },
+  { name: 'worker-2', roles: ['worker'] },
+  { name: 'worker-3', roles: ['worker'] },
+  { name: 'coordinator', roles: ['coordinator'] },
+  { name: 'broker-1', roles: ['broker'] },
+  { name: 'broker-2', roles: ['broker'] },
+  { name: 'broker-3', roles: ['broker'] },
+  { name: 'store', roles: ['store'] },
+];
+
+/** One battery entry, resolved: count and targets always present. */
+export interface ResolvedBatteryEntry {
+  kind: FaultKind;
+  count: number;
+  /** Hosts the seed picks from; empty when the kind has no host to pick (protocol points of the coordinator, or any worker). */
+  targets: string[];
+  /** protocol-point: the points, each armed `count` times. */
+  points?: string[];
+  durationS?: number;
+  share?: number;
+}
+
+export interface ResolvedCompositionStep {
+  kind: FaultKind;
+  afterS: number;
+  targets: string[];
+  point?: string;
+  durationS?: number;
+  share?: number;
+}
+
+export interface ResolvedComposition {
+  name: string;
+  description?: string;
+  count: number;
+  steps: ResolvedCompositionStep[];
+}
+
+export interface ResolvedCampaign {
+  name: string;
+  description?: string;
+  seed: string;
+  /** The campaign file as given (relative to the working directory when inside it). */
+  file: string;
+  rig: { kind: 'local' } | { kind: 'inventory'; file: string };
+  engine: { name: string; mutant: string };
+  workload: {
+    /** Events per second (derived from totalEvents when that was given). */
+    rate: number;
+    totalEvents?: number;
+    partitions: number;
+    keys: number;
+    checkpointIntervalS: number;
+    soakS: number;
+  };
+  gate: { deadlineS: number; fault: FaultKind };
+  faults: ResolvedBatteryEntry[];
+  compositions: ResolvedComposition[];
+  schedule: { startAfterS: number; spacingS: number; jitterS: number };
+  deadlines: { recoveryS: number; drainS: number; recountS: number; sampleStuckS: number };
+  oracle: { sampleIntervalS: number };
+}

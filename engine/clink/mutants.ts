@@ -1,0 +1,70 @@
+/**
+ * Clink's deliberately broken variants ("mutants"), chosen by the job's `mutant` setting.
+ * The default (no mutant) is the correct engine. Each models a real failure mechanism; the
+ * harness must catch each with at least one of the oracle counters in `caughtBy`.
+ * docs/mutants.md says where each lives in the code and what catches it.
+ *
+ * The first six live in the sink (engine/clink/sink/s3-2pc-sink.ts); the last two in the
+ * runtime (worker / source).
+ */
+import type { MutantInfo } from '../engine.ts';
+
+export const CLINK_MUTANTS: readonly MutantInfo[] = [
+  {
+    name: 'commit-at-prepare',
+    mechanism:
+      'The sink completes the multipart upload at prepare (the barrier), before the checkpoint that covers the records is durable; a failure before the checkpoint completes makes the source replay records that are already visible.',
+    caughtBy: ['duplicates'],
+  },
+  {
+    name: 'nosuchupload-rewrite',
+    mechanism:
+      'On a re-commit, NoSuchUpload (MinIO\'s answer to a second CompleteMultipartUpload) is taken as a failed commit and the covered records are written again as a new object, although the first completion already made them visible.',
+    caughtBy: ['duplicates'],
+  },
+  {
+    name: 'drop-restored-handles',
+    mechanism:
+      'After a restore the sink ignores the upload handles in the restored snapshot, so a checkpoint that was durable but not yet committed when the worker died is never made visible, while the source resumes after it.',
+    caughtBy: ['gaps'],
+  },
+  {
+    name: 'abort-on-unknown',
+    mechanism:
+      'When a commit\'s outcome is unknown (timeout, connection error, 5xx) the sink aborts the upload and counts the handle as done instead of retrying; NoSuchUpload is taken as done without checking the object. A store outage during a commit loses the checkpoint\'s records.',
+    caughtBy: ['gaps'],
+  },
+  {
+    name: 'keys-reused',
+    mechanism:
+      'Object keys are not unique per attempt: they drop the epoch and number objects with a counter local to the process instead of state restored from the snapshot, so a restarted subtask writes its first objects over keys its predecessor already committed.',
+    caughtBy: ['mutations'],
+  },
+  {
+    name: 'zero-byte-commit',
+    mechanism:
+      'At a barrier with an empty buffer the sink stages and commits an empty upload, producing zero-byte objects (an empty part file rolled and committed at every idle checkpoint).',
+    caughtBy: ['corrupted'],
+  },
+  {
+    name: 'no-fencing',
+    mechanism:
+      'A worker cut off from the coordinator keeps running its tasks and commits its staged uploads on its own schedule instead of waiting for the coordinator\'s notification for the current epoch, while the job is restored elsewhere and replays the same records.',
+    caughtBy: ['duplicates'],
+  },
+  {
+    name: 'offsets-off-by-one',
+    mechanism:
+      'On restore the source seeks to the checkpointed offset plus or minus one instead of exactly the checkpointed offset, skipping or replaying one record per partition per restore.',
+    caughtBy: ['gaps', 'duplicates'],
+  },
+];
+
+export const MUTANT_NAMES: readonly string[] = CLINK_MUTANTS.map((m) => m.name);
+
+/** The mutants whose behaviour is implemented by the sink (the others are the runtime's). */
+export const SINK_MUTANTS: readonly string[] = ['commit-at-prepare', 'nosuchupload-rewrite', 'drop-restored-handles', 'abort-on-unknown', 'keys-reused', 'zero-byte-commit'];
+
+export function mutantInfo(name: string): MutantInfo | undefined {
+  return CLINK_MUTANTS.find((m) => m.name === name);
+}

@@ -1,0 +1,604 @@
+/**
+ * `s3_2pc_sink`: Clink's two-phase-commit sink into S3-compatible storage (staged multipart
+ * uploads). See sink-api.ts for the protocol and DESIGN.md ("Store facts that shape the
+ * protocol") for the MinIO behaviour it is built around.
+ *
+ *  - write(): buffers lines in memory.
+ *  - prepare(C, E): uploads the buffer as the parts of a multipart upload at a key unique to
+ *    (subtask, epoch, checkpoint), journals (key, uploadId) durably, and returns the handle
+ *    (parts, sizes, record count, a random token stored as metadata, and the multipart ETag
+ *    the committed object must have). Nothing is visible yet.
+ *  - commit(C, E, handles) / recover(handles, E'): CompleteMultipartUpload, idempotently.
+ *    NoSuchUpload (MinIO's answer to a second completion) is resolved by HEAD: the object
+ *    must exist with the expected ETag, size and token, else a loud SinkIntegrityError.
+ *    Timeouts, connection errors, 5xx and SlowDown are retried with capped exponential
+ *    backoff, indefinitely by default (or until close()): nothing is resolved blind.
+ *
+ * Deliberately broken variants ("mutants", ctx.mutant) live here too; each is marked
+ * `MUTANT <name>` at the line that breaks the protocol. The registry is engine/clink/mutants.ts
+ * and docs/mutants.md explains each.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { MUTANT_NAMES } from '../mutants.ts';
+import type { S3Settings, Sink, SinkContext, SinkFactory, UploadHandle, UploadPart } from './sink-api.ts';
+
+export const SINK_FAMILY = 's3_2pc_sink';
+/** MinIO (and S3) refuse a non-last part smaller than this. */
+export const MIN_PART_SIZE = 5 * 1024 * 1024;
+export const MAX_PARTS = 10_000;
+
+/** The one method of S3Client the sink uses; unit tests pass an in-process fake. */
+export interface S3Like {
+  send(command: any, options?: { abortSignal?: AbortSignal }): Promise<any>;
+  destroy?(): void;
+}
+
+export interface S3SinkOptions {
+  /** Use this client instead of creating one (unit tests). close() does not destroy it. */
+  client?: S3Like;
+  /** Part size; at least MIN_PART_SIZE against a real store. Default MIN_PART_SIZE. */
+  partSize?: number;
+  /** First retry delay (ms), doubled each retry up to backoffCapMs. Default 100. */
+  backoffBaseMs?: number;
+  backoffCapMs?: number;
+  /** Give up retrying a commit after this long (ms) with a SinkRetryDeadlineError. Default: never. */
+  commitDeadlineMs?: number;
+  /** Same for the uploads of prepare. Default: never (the runtime may close() the sink to stop it). */
+  prepareDeadlineMs?: number;
+  /** Per-request timeouts for the created client. Default 5000 each. */
+  requestTimeoutMs?: number;
+  connectionTimeoutMs?: number;
+}
+
+/** A committed outcome that cannot be confirmed: data loss or a foreign object. Never retried, never skipped. */
+export class SinkIntegrityError extends Error {
+  readonly fatal = true;
+  readonly handle: { key: string; uploadId: string; checkpointId: number; epoch: number; subtask: number };
+  constructor(message: string, h: UploadHandle) {
+    super(message);
+    this.name = 'SinkIntegrityError';
+    this.handle = { key: h.key, uploadId: h.uploadId, checkpointId: h.checkpointId, epoch: h.epoch, subtask: h.subtask };
+  }
+}
+
+export class SinkClosedError extends Error {
+  constructor(what: string) {
+    super(`sink closed while ${what}`);
+    this.name = 'SinkClosedError';
+  }
+}
+
+export class SinkRetryDeadlineError extends Error {
+  constructor(what: string, ms: number, cause: unknown) {
+    super(`${what}: still failing after ${ms} ms: ${describeError(cause)}`);
+    this.name = 'SinkRetryDeadlineError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers shared with tests and the harness
+
+export function createS3Client(s3: S3Settings, opts: { requestTimeoutMs?: number; connectionTimeoutMs?: number } = {}): S3Client {
+  return new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    forcePathStyle: true,
+    // Retries are the sink's own (it must know when an outcome is unknown).
+    maxAttempts: 1,
+    // Plain MD5 ETags; no flexible checksums the store might not keep across a multipart upload.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: opts.connectionTimeoutMs ?? 5000,
+      requestTimeout: opts.requestTimeoutMs ?? 5000,
+      throwOnRequestTimeout: true,
+    }),
+  });
+}
+
+/** hex(md5(concat of the binary md5 of each part)) + '-' + number of parts. */
+export function multipartEtag(partMd5Hex: string[]): string {
+  const h = createHash('md5');
+  for (const m of partMd5Hex) h.update(Buffer.from(m, 'hex'));
+  return `${h.digest('hex')}-${partMd5Hex.length}`;
+}
+
+export function md5Hex(b: Uint8Array): string {
+  return createHash('md5').update(b).digest('hex');
+}
+
+export function stripQuotes(etag: string | undefined): string {
+  return (etag ?? '').replace(/^W\//, '').replace(/^"+|"+$/g, '');
+}
+
+/** Splits a body into parts of partSize bytes, the last one shorter (never an empty part unless the body is empty). */
+export function splitParts(body: Buffer, partSize: number): Buffer[] {
+  if (body.length === 0) return [body];
+  const n = Math.ceil(body.length / partSize);
+  if (n > MAX_PARTS) throw new Error(`buffer of ${body.length} bytes needs ${n} parts of ${partSize} bytes (max ${MAX_PARTS})`);
+  const parts: Buffer[] = [];
+  for (let i = 0; i < n; i++) parts.push(body.subarray(i * partSize, Math.min(body.length, (i + 1) * partSize)));
+  return parts;
+}
+
+export interface JournalEntry {
+  key: string;
+  uploadId: string;
+  t: string;
+  /** An upload found at the key after a CreateMultipartUpload whose answer was lost (aborted best-effort). */
+  orphan?: boolean;
+}
+
+/** Reads a journal written by the sink; a torn last line (a kill mid-append) is ignored. */
+export async function readJournal(file: string): Promise<JournalEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const out: JournalEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const e = JSON.parse(line) as JournalEntry;
+      if (typeof e.key === 'string' && typeof e.uploadId === 'string') out.push(e);
+    } catch {
+      /* torn line */
+    }
+  }
+  return out;
+}
+
+async function appendJournal(file: string, entry: JournalEntry): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const fh = await open(file, 'a');
+  try {
+    await fh.write(JSON.stringify(entry) + '\n');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * The journaled uploads that are still pending (neither completed nor aborted). Lists each
+ * journaled key exactly (MinIO treats the prefix as an exact object name, and an empty
+ * prefix answers from a cache that a restart empties).
+ */
+export async function listPendingUploads(
+  s3: S3Like,
+  bucket: string,
+  journalEntries: readonly { key: string; uploadId: string }[],
+): Promise<{ key: string; uploadId: string; initiated?: string }[]> {
+  const byKey = new Map<string, Set<string>>();
+  for (const e of journalEntries) {
+    let s = byKey.get(e.key);
+    if (!s) byKey.set(e.key, (s = new Set()));
+    s.add(e.uploadId);
+  }
+  const pending: { key: string; uploadId: string; initiated?: string }[] = [];
+  for (const [key, ids] of byKey) {
+    for (const u of await listUploadsAtKey(s3, bucket, key)) {
+      if (ids.has(u.uploadId)) pending.push(u);
+    }
+  }
+  return pending;
+}
+
+async function listUploadsAtKey(s3: S3Like, bucket: string, key: string, abortSignal?: AbortSignal): Promise<{ key: string; uploadId: string; initiated?: string }[]> {
+  const out: { key: string; uploadId: string; initiated?: string }[] = [];
+  let keyMarker: string | undefined;
+  let uploadIdMarker: string | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const r = await s3.send(
+      new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: key, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
+      abortSignal ? { abortSignal } : undefined,
+    );
+    for (const u of r.Uploads ?? []) {
+      if (u.Key === key && u.UploadId) out.push({ key: u.Key, uploadId: u.UploadId, initiated: u.Initiated ? new Date(u.Initiated).toISOString() : undefined });
+    }
+    if (!r.IsTruncated) break;
+    if (r.NextKeyMarker === keyMarker && r.NextUploadIdMarker === uploadIdMarker) break;
+    keyMarker = r.NextKeyMarker;
+    uploadIdMarker = r.NextUploadIdMarker;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Error classification
+
+type ErrorClass = 'transient' | 'no-such-upload' | 'not-found' | 'fatal';
+
+const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'UND_ERR_SOCKET']);
+const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeTooSkewed', 'SlowDown', 'ServiceUnavailable', 'InternalError', 'XMinioServerNotInitialized', 'XMinioReadQuorum', 'XMinioWriteQuorum', 'OperationAborted', 'ThrottlingException', 'RequestTimeoutException']);
+
+export function classifyError(e: unknown): ErrorClass {
+  const err = e as { name?: string; Code?: string; code?: string; $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
+  if (!err || typeof err !== 'object') return 'fatal';
+  const name = err.name ?? err.Code ?? '';
+  if (name === 'NoSuchUpload' || err.Code === 'NoSuchUpload') return 'no-such-upload';
+  const status = err.$metadata?.httpStatusCode;
+  if (name === 'NotFound' || name === 'NoSuchKey' || (status === 404 && name !== 'NoSuchBucket')) return 'not-found';
+  if (TRANSIENT_NAMES.has(name)) return 'transient';
+  if (err.code && TRANSIENT_CODES.has(err.code)) return 'transient';
+  if (status !== undefined) return status >= 500 || status === 429 || status === 408 ? 'transient' : 'fatal';
+  if (err.$retryable) return 'transient';
+  // No HTTP answer at all: a network-level failure (socket hang up, aborted request, ...),
+  // unless it is a programming error.
+  if (e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError || e instanceof SyntaxError) return 'fatal';
+  if (e instanceof SinkIntegrityError || e instanceof SinkClosedError || e instanceof SinkRetryDeadlineError) return 'fatal';
+  return 'transient';
+}
+
+function describeError(e: unknown): string {
+  const err = e as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  if (!err || typeof err !== 'object') return String(e);
+  const status = err.$metadata?.httpStatusCode;
+  return `${err.name ?? 'Error'}${err.code ? `(${err.code})` : ''}${status ? ` [${status}]` : ''}: ${err.message ?? ''}`;
+}
+
+// ---------------------------------------------------------------------------------------
+// The sink
+
+interface BodyLike {
+  transformToByteArray(): Promise<Uint8Array>;
+}
+
+export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
+  const mutant = ctx.mutant && ctx.mutant !== 'none' ? ctx.mutant : undefined;
+  const partSize = opts.partSize ?? MIN_PART_SIZE;
+  const backoffBase = opts.backoffBaseMs ?? 100;
+  const backoffCap = opts.backoffCapMs ?? 2000;
+  const bucket = ctx.bucket;
+
+  let client: S3Like | undefined = opts.client;
+  const ownsClient = !opts.client;
+  let closed = false;
+  const aborter = new AbortController();
+  let lines: string[] = [];
+  let bufferedBytes = 0;
+  /** MUTANT keys-reused: a process-local part counter that is not restored from the snapshot. */
+  let localPartCounter = 0;
+  let rewriteCounter = 0;
+
+  const s3 = (): S3Like => {
+    if (closed) throw new SinkClosedError('using the store');
+    if (!client) throw new Error('s3_2pc_sink: open() was not called');
+    return client;
+  };
+  const send = (cmd: unknown): Promise<any> => s3().send(cmd, { abortSignal: aborter.signal });
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      if (closed) return resolve();
+      const t = setTimeout(() => {
+        aborter.signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = (): void => {
+        clearTimeout(t);
+        resolve();
+      };
+      aborter.signal.addEventListener('abort', onAbort, { once: true });
+    });
+
+  /**
+   * Runs op until it succeeds or fails with something that is not transient. onUnknown is
+   * called on each transient failure; returning 'stop' ends the loop (used by a mutant).
+   */
+  async function withRetry<T>(
+    what: string,
+    deadlineMs: number | undefined,
+    op: () => Promise<T>,
+    onTransient?: (e: unknown, attempt: number) => Promise<'stop' | 'retry'>,
+  ): Promise<{ ok: true; value: T } | { ok: false; stopped: true }> {
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      if (closed) throw new SinkClosedError(what);
+      try {
+        return { ok: true, value: await op() };
+      } catch (e) {
+        if (closed) throw new SinkClosedError(what);
+        if (classifyError(e) !== 'transient') throw e;
+        if (onTransient && (await onTransient(e, attempt)) === 'stop') return { ok: false, stopped: true };
+        if (deadlineMs !== undefined && Date.now() - started >= deadlineMs) throw new SinkRetryDeadlineError(what, deadlineMs, e);
+        const delay = Math.min(backoffCap, backoffBase * 2 ** Math.min(attempt - 1, 20));
+        if (attempt === 1 || attempt % 10 === 0) {
+          ctx.log(`clink sink retry: subtask=${ctx.subtask} ${what} attempt=${attempt} nextInMs=${delay} error=${describeError(e)}`);
+        }
+        await sleep(delay);
+      }
+    }
+  }
+
+  function objectKey(checkpointId: number, epoch: number): string {
+    if (mutant === 'keys-reused') {
+      // MUTANT keys-reused: the key no longer names the attempt (epoch) nor anything restored
+      // from the snapshot, only a counter local to this process, so a restarted subtask's
+      // first objects land on keys its predecessor already committed.
+      return `${ctx.prefix}subtask=${ctx.subtask}/part-${localPartCounter++}.jsonl`;
+    }
+    return `${ctx.prefix}subtask=${ctx.subtask}/epoch=${epoch}/chk=${checkpointId}.jsonl`;
+  }
+
+  /** CreateMultipartUpload, journaled. After an answer was lost, uploads found at the key are journaled as orphans and aborted. */
+  async function createUpload(key: string, token: string, checkpointId: number, epoch: number): Promise<string> {
+    let ambiguous = false;
+    const r = await withRetry(
+      `create key=${key}`,
+      opts.prepareDeadlineMs,
+      () =>
+        send(
+          new CreateMultipartUploadCommand({
+            Bucket: bucket,
+            Key: key,
+            ContentType: 'application/x-ndjson',
+            Metadata: { 'clink-token': token, 'clink-subtask': String(ctx.subtask), 'clink-checkpoint': String(checkpointId), 'clink-epoch': String(epoch) },
+          }),
+        ),
+      async () => {
+        ambiguous = true;
+        return 'retry';
+      },
+    );
+    if (!r.ok) throw new Error('unreachable');
+    const uploadId = r.value.UploadId as string | undefined;
+    if (!uploadId) throw new Error(`CreateMultipartUpload for ${key} returned no UploadId`);
+    await appendJournal(ctx.journalPath, { key, uploadId, t: new Date().toISOString() });
+    if (ambiguous) {
+      // An earlier attempt may have created an upload whose answer never arrived: journal it
+      // (so the pending count sees it) and abort it (best-effort).
+      try {
+        for (const u of await listUploadsAtKey(s3(), bucket, key, aborter.signal)) {
+          if (u.uploadId === uploadId) continue;
+          await appendJournal(ctx.journalPath, { key, uploadId: u.uploadId, t: new Date().toISOString(), orphan: true });
+          await send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: u.uploadId })).catch(() => undefined);
+        }
+      } catch (e) {
+        ctx.log(`clink sink warning: subtask=${ctx.subtask} could not sweep orphan uploads at ${key}: ${describeError(e)}`);
+      }
+    }
+    return uploadId;
+  }
+
+  async function uploadParts(key: string, uploadId: string, body: Buffer): Promise<{ parts: UploadPart[]; md5s: string[] }> {
+    const chunks = splitParts(body, partSize);
+    const parts: UploadPart[] = [];
+    const md5s: string[] = [];
+    for (let i = 0; i < chunks.length; i++) {
+      const chunk = chunks[i]!;
+      const partNumber = i + 1;
+      const localMd5 = md5Hex(chunk);
+      // Re-uploading a part number replaces it, so a retry is safe.
+      const r = await withRetry(`upload-part key=${key} part=${partNumber}`, opts.prepareDeadlineMs, async () => {
+        const out = await send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: chunk, ContentLength: chunk.length }));
+        const etag = stripQuotes(out.ETag);
+        if (etag !== localMd5) {
+          // The store stored other bytes than we sent: treat as a failed transfer and resend.
+          throw Object.assign(new Error(`part ${partNumber} of ${key}: store ETag ${etag} != local md5 ${localMd5}`), { name: 'PartEtagMismatch', $retryable: true });
+        }
+        return out.ETag as string;
+      });
+      if (!r.ok) throw new Error('unreachable');
+      parts.push({ partNumber, etag: r.value, size: chunk.length });
+      md5s.push(localMd5);
+    }
+    return { parts, md5s };
+  }
+
+  async function stage(checkpointId: number, epoch: number, body: Buffer, records: number): Promise<UploadHandle> {
+    const key = objectKey(checkpointId, epoch);
+    const token = randomBytes(16).toString('hex');
+    const uploadId = await createUpload(key, token, checkpointId, epoch);
+    const { parts, md5s } = await uploadParts(key, uploadId, body);
+    return {
+      bucket,
+      key,
+      uploadId,
+      parts,
+      bytes: body.length,
+      records,
+      token,
+      expectedEtag: multipartEtag(md5s),
+      subtask: ctx.subtask,
+      checkpointId,
+      epoch,
+    };
+  }
+
+  /** Confirms by HEAD that the handle's object is the committed one; throws SinkIntegrityError otherwise. */
+  async function verifyCommitted(h: UploadHandle): Promise<void> {
+    let head: { ETag?: string; ContentLength?: number; Metadata?: Record<string, string> } | null;
+    const r = await withRetry(`head key=${h.key}`, opts.commitDeadlineMs, async () => {
+      try {
+        return await send(new HeadObjectCommand({ Bucket: bucket, Key: h.key }));
+      } catch (e) {
+        if (classifyError(e) === 'not-found') return null;
+        throw e;
+      }
+    });
+    if (!r.ok) throw new Error('unreachable');
+    head = r.value;
+    if (!head) {
+      throw loud(h, `upload ${h.uploadId} is gone (NoSuchUpload) and no object exists at ${h.key}: the checkpointed records are LOST`);
+    }
+    const etag = stripQuotes(head.ETag);
+    const token = head.Metadata?.['clink-token'];
+    const problems: string[] = [];
+    if (etag !== h.expectedEtag) problems.push(`ETag ${etag} != expected ${h.expectedEtag}`);
+    if (head.ContentLength !== undefined && head.ContentLength !== h.bytes) problems.push(`size ${head.ContentLength} != expected ${h.bytes}`);
+    if (token !== h.token) problems.push(`clink-token ${token ?? '(none)'} != expected ${h.token}`);
+    if (problems.length) {
+      throw loud(h, `upload ${h.uploadId} is gone (NoSuchUpload) and the object at ${h.key} is not ours (${problems.join('; ')}): FOREIGN OR CORRUPTED object`);
+    }
+  }
+
+  function loud(h: UploadHandle, msg: string): SinkIntegrityError {
+    const err = new SinkIntegrityError(`s3_2pc_sink integrity error: subtask=${ctx.subtask} checkpoint=${h.checkpointId} epoch=${h.epoch}: ${msg}`, h);
+    ctx.log(`clink sink INTEGRITY ERROR: ${err.message}`);
+    return err;
+  }
+
+  /** CompleteMultipartUpload, idempotent: NoSuchUpload → verify by HEAD; transient → retry. */
+  async function complete(h: UploadHandle): Promise<void> {
+    if (h.bucket !== bucket) throw new Error(`handle for bucket ${h.bucket} given to a sink on ${bucket}`);
+    let outcome: 'completed' | 'no-such-upload' | 'given-up';
+    let returnedEtag: string | undefined;
+    try {
+      const r = await withRetry(
+        `complete key=${h.key} upload=${h.uploadId}`,
+        opts.commitDeadlineMs,
+        () =>
+          send(
+            new CompleteMultipartUploadCommand({
+              Bucket: bucket,
+              Key: h.key,
+              UploadId: h.uploadId,
+              MultipartUpload: { Parts: h.parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
+            }),
+          ),
+        mutant === 'abort-on-unknown'
+          ? async (e) => {
+              // MUTANT abort-on-unknown: an unknown outcome is taken as failure; the upload is
+              // aborted and the handle counted as done, so the records are never committed.
+              ctx.log(`clink sink mutant abort-on-unknown: giving up ${h.key} after ${describeError(e)}`);
+              await send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: h.key, UploadId: h.uploadId })).catch(() => undefined);
+              return 'stop';
+            }
+          : undefined,
+      );
+      if (r.ok) {
+        outcome = 'completed';
+        returnedEtag = stripQuotes(r.value.ETag);
+      } else outcome = 'given-up';
+    } catch (e) {
+      if (classifyError(e) !== 'no-such-upload') throw e;
+      outcome = 'no-such-upload';
+    }
+    if (outcome === 'given-up') return;
+    if (outcome === 'completed') {
+      if (returnedEtag && returnedEtag !== h.expectedEtag) {
+        throw loud(h, `CompleteMultipartUpload answered ETag ${returnedEtag}, expected ${h.expectedEtag}`);
+      }
+      return;
+    }
+    // NoSuchUpload.
+    if (mutant === 'abort-on-unknown') {
+      // MUTANT abort-on-unknown: NoSuchUpload taken as "nothing to do", without checking.
+      return;
+    }
+    if (mutant === 'nosuchupload-rewrite') {
+      await rewrite(h);
+      return;
+    }
+    await verifyCommitted(h);
+  }
+
+  /**
+   * MUTANT nosuchupload-rewrite: NoSuchUpload is taken to mean the commit failed, so the
+   * covered records are written again as a new object (bytes fetched back from the object
+   * the first completion made visible).
+   */
+  async function rewrite(h: UploadHandle): Promise<void> {
+    const r = await withRetry(`mutant-get key=${h.key}`, opts.commitDeadlineMs, () => send(new GetObjectCommand({ Bucket: bucket, Key: h.key })));
+    if (!r.ok) throw new Error('unreachable');
+    const body = Buffer.from(await (r.value.Body as BodyLike).transformToByteArray());
+    const key = `${h.key.replace(/\.jsonl$/, '')}-rewrite-${++rewriteCounter}-${randomBytes(3).toString('hex')}.jsonl`;
+    ctx.log(`clink sink mutant nosuchupload-rewrite: rewriting ${h.key} as ${key}`);
+    await withRetry(`mutant-put key=${key}`, opts.commitDeadlineMs, () =>
+      send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/x-ndjson', Metadata: { 'clink-token': h.token } })),
+    );
+  }
+
+  return {
+    async open(): Promise<void> {
+      if (mutant && !MUTANT_NAMES.includes(mutant)) {
+        throw new Error(`s3_2pc_sink: unknown mutant '${mutant}' (known: ${MUTANT_NAMES.join(', ')})`);
+      }
+      if (!client) client = createS3Client(ctx.s3, { requestTimeoutMs: opts.requestTimeoutMs, connectionTimeoutMs: opts.connectionTimeoutMs });
+      ctx.log(
+        `clink sink open: family=${SINK_FAMILY} subtask=${ctx.subtask} bucket=${bucket} prefix=${ctx.prefix} checkpointIntervalMs=${ctx.checkpointIntervalMs} mutant=${mutant ?? 'none'}`,
+      );
+    },
+
+    write(line: string): void {
+      if (line.includes('\n')) throw new Error('s3_2pc_sink: a record must be one line (it contains a newline)');
+      lines.push(line);
+      bufferedBytes += Buffer.byteLength(line) + 1;
+    },
+
+    async prepare(checkpointId: number, epoch: number): Promise<UploadHandle[]> {
+      await ctx.faultPoint('sink.before-prepare', { checkpointId, epoch });
+      let handles: UploadHandle[];
+      if (lines.length === 0 && mutant !== 'zero-byte-commit') {
+        handles = [];
+      } else {
+        // MUTANT zero-byte-commit: an empty buffer is staged too (one empty part), and committed as a zero-byte object.
+        const body = lines.length === 0 ? Buffer.alloc(0) : Buffer.from(lines.join('\n') + '\n');
+        if (body.length !== bufferedBytes) throw new Error(`s3_2pc_sink: buffer accounting: ${body.length} bytes built, ${bufferedBytes} counted`);
+        const h = await stage(checkpointId, epoch, body, lines.length);
+        lines = [];
+        bufferedBytes = 0;
+        if (mutant === 'commit-at-prepare') {
+          // MUTANT commit-at-prepare: visible before the checkpoint that covers the records is durable.
+          await complete(h);
+        }
+        handles = [h];
+      }
+      await ctx.faultPoint('sink.after-prepare', { checkpointId, epoch });
+      return handles;
+    },
+
+    async commit(checkpointId: number, epoch: number, handles: UploadHandle[]): Promise<void> {
+      await ctx.faultPoint('sink.before-commit', { checkpointId, epoch });
+      for (const h of handles) await complete(h);
+      await ctx.faultPoint('sink.after-commit', { checkpointId, epoch });
+    },
+
+    async recover(handles: UploadHandle[], epoch: number): Promise<void> {
+      // Whatever was buffered belongs to the abandoned attempt; the source replays it.
+      if (lines.length) ctx.log(`clink sink recover: subtask=${ctx.subtask} dropping ${lines.length} buffered records of the abandoned attempt`);
+      lines = [];
+      bufferedBytes = 0;
+      if (mutant === 'drop-restored-handles') {
+        // MUTANT drop-restored-handles: the restored handles are never completed.
+        ctx.log(`clink sink mutant drop-restored-handles: ignoring ${handles.length} restored handles`);
+        return;
+      }
+      for (const h of handles) {
+        await ctx.faultPoint('sink.recover.before-commit', { checkpointId: h.checkpointId, epoch });
+        await complete(h);
+        await ctx.faultPoint('sink.recover.after-commit', { checkpointId: h.checkpointId, epoch });
+      }
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      aborter.abort();
+      lines = [];
+      bufferedBytes = 0;
+      if (ownsClient && client) client.destroy?.();
+      client = undefined;
+    },
+  };
+}
+
+export const s3_2pc_sink: SinkFactory = (ctx) => createS3Sink(ctx);

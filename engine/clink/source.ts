@@ -1,0 +1,209 @@
+/**
+ * The source: one Kafka partition read from an exact offset, with no consumer group.
+ *
+ * @platformatic/kafka's Consumer exposes the raw Fetch API (`consumer.fetch`): we look up
+ * the partition's leader and the topic id in the cluster metadata and fetch from an
+ * explicit offset; nothing joins a group, nothing is committed to Kafka, and no
+ * rebalancing can move the partition. The subtask owns its offset: it is restored from
+ * the checkpoint and advanced record by record.
+ *
+ * A prefetch loop keeps a small queue of records ahead of the subtask; fetch errors
+ * (a broker restart, a leader move) are retried with a refreshed metadata view, forever,
+ * until the source is closed.
+ */
+import { Consumer } from '@platformatic/kafka';
+
+export interface SourceRecord {
+  offset: number;
+  value: Buffer;
+}
+
+export interface PartitionSourceOptions {
+  bootstrap: string[];
+  topic: string;
+  partition: number;
+  /** First offset to read; null = the partition's log start. */
+  startOffset: number | null;
+  clientId: string;
+  /** Records buffered ahead of the subtask before the prefetcher waits. */
+  maxQueued?: number;
+  maxWaitMs?: number;
+  onError?: (err: Error) => void;
+}
+
+const EARLIEST = -2n;
+const RETRY_MS = 500;
+
+export class PartitionSource {
+  readonly opts: PartitionSourceOptions;
+  #consumer: Consumer<Buffer, Buffer, Buffer, Buffer>;
+  #queue: SourceRecord[] = [];
+  #head = 0;
+  #nextFetch = -1n;
+  #closed = false;
+  #wake: (() => void) | null = null;
+  #roomWake: (() => void) | null = null;
+  #loop: Promise<void> | null = null;
+  /** Number of fetch errors seen (for diagnostics). */
+  fetchErrors = 0;
+
+  constructor(opts: PartitionSourceOptions) {
+    this.opts = opts;
+    this.#consumer = new Consumer({
+      clientId: opts.clientId,
+      groupId: `${opts.clientId}-nogroup`,
+      bootstrapBrokers: opts.bootstrap,
+      retries: 2,
+      retryDelay: 250,
+      timeout: 10_000,
+      metadataMaxAge: 30_000,
+    });
+    this.#consumer.topics.track(opts.topic);
+  }
+
+  /** Resolves the start offset (log start when null) and starts prefetching. */
+  async start(): Promise<void> {
+    let start: bigint;
+    if (this.opts.startOffset === null) start = await this.#retry(() => this.#earliest());
+    else start = BigInt(this.opts.startOffset);
+    this.#nextFetch = start;
+    this.#loop = this.#run();
+  }
+
+  /** Returns the next buffered record, or null when none is buffered right now. */
+  next(): SourceRecord | null {
+    if (this.#head >= this.#queue.length) return null;
+    const r = this.#queue[this.#head++]!;
+    if (this.#head > 4096 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+    if (this.#roomWake && this.#queue.length - this.#head < (this.opts.maxQueued ?? 20_000) / 2) {
+      const w = this.#roomWake;
+      this.#roomWake = null;
+      w();
+    }
+    return r;
+  }
+
+  /** A promise that resolves when a record is buffered (or the source closes). */
+  whenReadable(): Promise<void> {
+    if (this.#head < this.#queue.length || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const prev = this.#wake;
+      this.#wake = () => {
+        prev?.();
+        resolve();
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#signal();
+    this.#roomWake?.();
+    try {
+      await this.#consumer.close(true);
+    } catch {
+      /* closing anyway */
+    }
+    await this.#loop?.catch(() => undefined);
+  }
+
+  #signal(): void {
+    const w = this.#wake;
+    this.#wake = null;
+    w?.();
+  }
+
+  async #earliest(): Promise<bigint> {
+    const offsets = await this.#consumer.listOffsets({
+      topics: [this.opts.topic],
+      partitions: { [this.opts.topic]: [this.opts.partition] },
+      timestamp: EARLIEST,
+    });
+    const arr = offsets.get(this.opts.topic);
+    const v = arr?.[this.opts.partition];
+    if (v === undefined) throw new Error(`no earliest offset for ${this.opts.topic}/${this.opts.partition}`);
+    return v;
+  }
+
+  async #retry<T>(fn: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (this.#closed) throw err;
+        this.fetchErrors++;
+        this.opts.onError?.(err as Error);
+        await sleep(RETRY_MS);
+      }
+    }
+  }
+
+  async #run(): Promise<void> {
+    const { topic, partition } = this.opts;
+    const maxQueued = this.opts.maxQueued ?? 20_000;
+    while (!this.#closed) {
+      if (this.#queue.length - this.#head >= maxQueued) {
+        await new Promise<void>((r) => (this.#roomWake = r));
+        continue;
+      }
+      try {
+        const md = await this.#consumer.metadata({ topics: [topic] });
+        const t = md.topics.get(topic);
+        const pm = t?.partitions[partition];
+        if (!t || !pm) throw new Error(`no metadata for ${topic}/${partition}`);
+        const fetchOffset = this.#nextFetch;
+        const res = await this.#consumer.fetch({
+          node: pm.leader,
+          maxWaitTime: this.opts.maxWaitMs ?? 200,
+          minBytes: 1,
+          maxBytes: 8 * 1024 * 1024,
+          topics: [
+            {
+              topicId: t.id,
+              partitions: [{ partition, fetchOffset, currentLeaderEpoch: -1, lastFetchedEpoch: -1, partitionMaxBytes: 4 * 1024 * 1024 }],
+            },
+          ],
+        });
+        if (this.#closed) return;
+        let added = 0;
+        for (const tr of res.responses) {
+          for (const pr of tr.partitions) {
+            if (pr.partitionIndex !== partition) continue;
+            if (pr.errorCode !== 0) throw new Error(`fetch ${topic}/${partition} at ${fetchOffset}: error code ${pr.errorCode}`);
+            for (const batch of pr.records ?? []) {
+              const last = batch.firstOffset + BigInt(batch.lastOffsetDelta);
+              // Control batches (transaction markers) occupy offsets but carry no records for us.
+              if ((batch.attributes & 0x20) === 0) {
+                for (const rec of batch.records) {
+                  const off = batch.firstOffset + BigInt(rec.offsetDelta);
+                  if (off < this.#nextFetch) continue;
+                  if (rec.value) {
+                    this.#queue.push({ offset: Number(off), value: rec.value });
+                    added++;
+                  }
+                  this.#nextFetch = off + 1n;
+                }
+              }
+              if (last + 1n > this.#nextFetch) this.#nextFetch = last + 1n;
+            }
+          }
+        }
+        if (added > 0) this.#signal();
+      } catch (err) {
+        if (this.#closed) return;
+        this.fetchErrors++;
+        this.opts.onError?.(err as Error);
+        this.#consumer.clearMetadata?.();
+        await sleep(RETRY_MS);
+      }
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,110 @@
+/**
+ * The recount: the verdict's independent half. Run in its own process after the drain, it
+ * re-reads the settled bucket in full, from scratch — it lists the prefix and fetches every
+ * object, judging every line against the seed with the same definitions as the incremental
+ * judge (oracle/tally.ts) — and writes recount.json (lib/evidence.ts Recount).
+ *
+ * It does not reuse the judge's results. A mutation cannot be seen in a single read, so for
+ * mutations only it compares the settled bucket with the ledger the judge wrote, when given
+ * one: each judged object (its first ledger line) that is now gone, or whose ETag or size
+ * now differs from the judged version, counts 1. Without a ledger, mutations is 0.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { LedgerEntry, Recount } from '../lib/evidence.ts';
+import { Generator } from './generator.ts';
+import { ObjectStore, mapLimit, type StoreSettings } from './store.ts';
+import { EventTally } from './tally.ts';
+import type { OracleSettings } from './run-settings.ts';
+
+export interface RecountOptions {
+  settings: OracleSettings;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  produced: readonly number[];
+  ledgerPath?: string;
+  concurrency?: number;
+  requestTimeoutMs?: number;
+  /** Attempts per request before giving up (transient errors only). Default 5. */
+  attempts?: number;
+  onProgress?: (objectsDone: number, objectsTotal: number) => void;
+}
+
+export interface RecountResult {
+  recount: Recount;
+  findings: string[];
+}
+
+async function withRetry<T>(attempts: number, fn: () => Promise<T>): Promise<T> {
+  let delay = 500;
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= attempts || !(err as { canRetry?: boolean }).canRetry) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 8_000);
+    }
+  }
+}
+
+export function readJudgedLedger(file: string): Map<string, LedgerEntry> {
+  const judged = new Map<string, LedgerEntry>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const e = JSON.parse(line) as LedgerEntry;
+    if (e.change === undefined && !judged.has(e.key)) judged.set(e.key, e);
+  }
+  return judged;
+}
+
+export async function recount(o: RecountOptions): Promise<RecountResult> {
+  const t0 = Date.now();
+  const s = o.settings;
+  const storeSettings: StoreSettings = { endpoint: s.endpoint, region: s.region, ...o.credentials, requestTimeoutMs: o.requestTimeoutMs ?? 30_000 };
+  const store = new ObjectStore(storeSettings, s.bucket);
+  const tally = new EventTally(new Generator(s));
+  const findings: string[] = [];
+  const attempts = o.attempts ?? 5;
+  try {
+    const listed = await withRetry(attempts, () => store.list(s.prefix));
+    let done = 0;
+    const current = new Map<string, { etag: string; size: number }>();
+    await mapLimit(listed, o.concurrency ?? 16, async (obj) => {
+      const got = await withRetry(attempts, () => store.get(obj.key));
+      if (!got) {
+        findings.push(`${obj.key}: listed but gone before it could be read`);
+        return;
+      }
+      current.set(obj.key, { etag: got.etag, size: got.size });
+      const j = tally.addObject(obj.key, got.body);
+      if (j.firstProblem && findings.length < 100) findings.push(j.firstProblem);
+      if (j.duplicates && findings.length < 100) findings.push(`${obj.key}: ${j.duplicates} duplicate line(s)`);
+      o.onProgress?.(++done, listed.length);
+    });
+    if (o.ledgerPath && existsSync(o.ledgerPath)) {
+      for (const [key, e] of readJudgedLedger(o.ledgerPath)) {
+        const now = current.get(key);
+        if (!now) {
+          tally.mutations++;
+          findings.push(`mutation: ${key} was judged (ETag ${e.etag}) and is gone`);
+        } else if (now.etag !== e.etag || now.size !== e.size) {
+          tally.mutations++;
+          findings.push(`mutation: ${key} was judged as ETag ${e.etag}, ${e.size} bytes; now ${now.etag}, ${now.size} bytes`);
+        }
+      }
+    }
+    const figures = tally.figures(o.produced);
+    const recount: Recount = {
+      t: new Date().toISOString(),
+      objects: tally.objects,
+      lines: tally.lines,
+      distinctEvents: tally.distinct,
+      bytes: tally.bytes,
+      counters: tally.counters(o.produced),
+      perPartition: figures.map((f) => ({ partition: f.partition, produced: f.produced, distinct: f.distinct, highestSeq: f.highestSeq })),
+      durationS: Math.round((Date.now() - t0) / 10) / 100,
+    };
+    return { recount, findings };
+  } finally {
+    store.destroy();
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * Reading a run's evidence (lib/evidence.ts) for the report: every file is optional, a
+ * missing one is named, a JSON Lines file with a torn last line (a run killed mid-write)
+ * keeps its good lines and says which were skipped. Nothing here reads anything but the
+ * run directory.
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { ResolvedCampaign } from '../campaigns/types.ts';
+import type { ChaosRecord, GateResult, LedgerEntry, PlannedFault, Provenance, Recount, Sample, Verdict } from '../lib/evidence.ts';
+
+export interface CheckpointSeen {
+  id: number;
+  epoch: number;
+  at: string;
+}
+
+/** Files the report writes: never listed as evidence, never read back. */
+export const REPORT_OUTPUTS = ['report.md', 'timeline.svg', 'junit.xml'] as const;
+
+/** The evidence files a complete run leaves, in the order the report lists them. */
+export const EVIDENCE_FILES = [
+  'campaign.yaml',
+  'campaign.resolved.json',
+  'provenance.json',
+  'plan.json',
+  'gate.json',
+  'chaos.jsonl',
+  'samples.jsonl',
+  'ledger.jsonl',
+  'checkpoints.jsonl',
+  'recount.json',
+  'verdict.json',
+] as const;
+
+export const EVIDENCE_DESCRIPTIONS: Record<string, string> = {
+  'campaign.yaml': 'the campaign as given',
+  'campaign.resolved.json': 'the campaign with every default filled, as the run used it',
+  'provenance.json': 'run id, engine revision, component versions and sha256s, rig hosts',
+  'plan.json': 'the seeded fault timeline',
+  'gate.json': 'the functional gate: each condition and its evidence',
+  'chaos.jsonl': 'every fault as it moved: planned, landed (with evidence), healed, recovered',
+  'samples.jsonl': "the oracle's periodic samples: objects, events, counters, transient errors",
+  'ledger.jsonl': "the oracle's ETag ledger: every committed object it judged",
+  'checkpoints.jsonl': 'every completed checkpoint seen',
+  'recount.json': 'the separate full re-read of the settled bucket',
+  'verdict.json': 'the verdict and its reasons',
+};
+
+export interface RunEvidence {
+  /** The run directory's own name (never its absolute path: reports must not depend on where the run is stored). */
+  dirName: string;
+  campaign?: ResolvedCampaign;
+  provenance?: Provenance;
+  plan?: PlannedFault[];
+  gate?: GateResult;
+  chaos: ChaosRecord[];
+  samples: Sample[];
+  ledger: LedgerEntry[];
+  checkpoints: CheckpointSeen[];
+  recount?: Recount;
+  verdict?: Verdict;
+  /** Evidence files that are not there. */
+  missing: string[];
+  /** Files or lines that could not be read, with why. */
+  unreadable: string[];
+  /** Every file in the run directory except the report's own outputs, sorted, with sizes. */
+  files: { path: string; size: number }[];
+}
+
+function readJson<T>(dir: string, name: string, ev: RunEvidence): T | undefined {
+  const p = path.join(dir, name);
+  if (!existsSync(p)) {
+    ev.missing.push(name);
+    return undefined;
+  }
+  try {
+    return JSON.parse(readFileSync(p, 'utf8')) as T;
+  } catch (err) {
+    ev.unreadable.push(`${name}: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+function readJsonl<T>(dir: string, name: string, ev: RunEvidence): T[] {
+  const p = path.join(dir, name);
+  if (!existsSync(p)) {
+    ev.missing.push(name);
+    return [];
+  }
+  const out: T[] = [];
+  const bad: number[] = [];
+  readFileSync(p, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (!line.trim()) return;
+      try {
+        out.push(JSON.parse(line) as T);
+      } catch {
+        bad.push(i + 1);
+      }
+    });
+  if (bad.length) ev.unreadable.push(`${name}: ${bad.length} unreadable line${bad.length === 1 ? '' : 's'} (line ${bad.join(', ')}), skipped`);
+  return out;
+}
+
+function listFiles(dir: string): { path: string; size: number }[] {
+  const out: { path: string; size: number }[] = [];
+  const walk = (rel: string) => {
+    for (const name of readdirSync(path.join(dir, rel)).sort()) {
+      const r = rel ? `${rel}/${name}` : name;
+      const st = statSync(path.join(dir, r));
+      if (st.isDirectory()) walk(r);
+      else if (!(REPORT_OUTPUTS as readonly string[]).includes(r)) out.push({ path: r, size: st.size });
+    }
+  };
+  walk('');
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Reads everything a run left; missing or torn files are recorded, never fatal. */
+export function readRunEvidence(runDir: string): RunEvidence {
+  const ev: RunEvidence = {
+    dirName: path.basename(path.resolve(runDir)),
+    chaos: [],
+    samples: [],
+    ledger: [],
+    checkpoints: [],
+    missing: [],
+    unreadable: [],
+    files: [],
+  };
+  if (!existsSync(path.join(runDir, 'campaign.yaml'))) ev.missing.push('campaign.yaml');
+  ev.campaign = readJson<ResolvedCampaign>(runDir, 'campaign.resolved.json', ev);
+  ev.provenance = readJson<Provenance>(runDir, 'provenance.json', ev);
+  ev.plan = readJson<PlannedFault[]>(runDir, 'plan.json', ev);
+  ev.gate = readJson<GateResult>(runDir, 'gate.json', ev);
+  ev.chaos = readJsonl<ChaosRecord>(runDir, 'chaos.jsonl', ev);
+  ev.samples = readJsonl<Sample>(runDir, 'samples.jsonl', ev);
+  ev.ledger = readJsonl<LedgerEntry>(runDir, 'ledger.jsonl', ev);
+  ev.checkpoints = readJsonl<CheckpointSeen>(runDir, 'checkpoints.jsonl', ev);
+  ev.recount = readJson<Recount>(runDir, 'recount.json', ev);
+  ev.verdict = readJson<Verdict>(runDir, 'verdict.json', ev);
+  ev.missing.sort((a, b) => EVIDENCE_FILES.indexOf(a as never) - EVIDENCE_FILES.indexOf(b as never));
+  ev.files = listFiles(runDir);
+  return ev;
+}

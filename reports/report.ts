@@ -1,0 +1,494 @@
+/**
+ * report.md: the qualification report of one run, written from its evidence files alone
+ * (lib/evidence.ts), in the structure of QUAL-03 (../shared/QUAL-03.md): the claim and
+ * the verdict, a lead paragraph, provenance, how it was measured, the workload, what the
+ * engine survived, the measured outcome, claim boundaries, caveats and the raw evidence.
+ *
+ * Every figure is read from the run directory; none is written into this file. Missing
+ * evidence (an aborted run) is named where it is missing. The output depends on nothing
+ * but the evidence (no clock, no absolute path), so a stored run re-reported later gives
+ * the same bytes.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { COUNTER_NAMES, FAULT_KINDS, type CounterName, type FaultKind } from '../lib/evidence.ts';
+import { EVIDENCE_DESCRIPTIONS, readRunEvidence, type RunEvidence } from './evidence.ts';
+import { compositionSummaries, faultOutcomes, isDecisive, pointCoverage, summaryByKind, type FaultOutcome } from './faults.ts';
+import { cell, fmtClock, fmtDuration, fmtEvidence, fmtInt, listWords, median, plural, secondsBetween, table } from './format.ts';
+import { renderJunit } from './junit.ts';
+import { renderTimelineSvg } from './timeline-svg.ts';
+
+const KIND_LABELS: Record<FaultKind, string> = {
+  'worker-kill': 'Worker SIGKILL, then restarted',
+  'coordinator-kill': 'Coordinator SIGKILL, then restarted (worker PIDs checked unchanged)',
+  'protocol-point': 'Kill at a named protocol point (the process kills itself there)',
+  'store-outage': 'Object store stopped (SIGSTOP), then resumed',
+  partition: 'Host cut off from the coordinator, then reconnected',
+  'packet-loss': "Share of a host's packets dropped, then cleared",
+  'broker-restart': 'Kafka broker stopped and started again',
+};
+
+const COUNTER_LABELS: Record<CounterName, { row: string; words: string }> = {
+  duplicates: { row: 'Duplicates (an event id committed twice)', words: 'duplicates' },
+  gaps: { row: "Gaps (a missing sequence below a partition's highest committed one)", words: 'gaps' },
+  foreign: { row: 'Foreign records (outside the generated range, or not matching the seed)', words: 'foreign records' },
+  corrupted: { row: 'Zero-byte or corrupted objects', words: 'zero-byte or corrupted objects' },
+  mutations: { row: 'Committed objects changed or gone after being judged', words: 'mutated objects' },
+  pastProduced: { row: 'Partitions committed past what the generator produced', words: 'partitions committed past what was produced' },
+};
+
+const MISSING = (file: string) => `Not available: \`${file}\` is not in the run directory.`;
+
+interface Ctx {
+  ev: RunEvidence;
+  outcomes: FaultOutcome[];
+  verdict: string;
+  pass: boolean;
+  engine: string;
+  sink: string;
+  produced?: number;
+  distinct?: number;
+  runS?: number;
+}
+
+function capital(s: string): string {
+  return s ? s[0]!.toUpperCase() + s.slice(1) : s;
+}
+
+function lastStamp(ev: RunEvidence): string | undefined {
+  const all = [...ev.chaos.map((c) => c.t), ...ev.samples.map((s) => s.t), ...ev.checkpoints.map((c) => c.at)].filter((t) => Number.isFinite(Date.parse(t)));
+  return all.sort((a, b) => Date.parse(a) - Date.parse(b))[all.length - 1];
+}
+
+function storeComponent(ev: RunEvidence): { name: string; version: string } | undefined {
+  return ev.provenance?.components.find((c) => /minio|seaweed|versity|s3/i.test(c.name));
+}
+
+function countersPhrase(c: Record<CounterName, number> | undefined): string {
+  if (!c) return 'no counters recorded';
+  return listWords(COUNTER_NAMES.map((n) => `${c[n] === 0 ? 'zero' : fmtInt(c[n])} ${COUNTER_LABELS[n].words}`));
+}
+
+function title(x: Ctx): string[] {
+  const name = x.ev.campaign?.name ?? x.ev.provenance?.campaign ?? x.ev.dirName;
+  const out = [`# ${name}: exactly-once from Kafka into S3-compatible storage — ${x.verdict}`, ''];
+  out.push(
+    `**Claim under test.** ${capital(x.engine)} delivers every event exactly once into S3-compatible object storage through \`${x.sink}\` (staged multipart commits), and keeps doing so when its processes are killed inside the commit protocol's own windows and when the object store is down during a recovery.`,
+  );
+  out.push('');
+  const v = x.ev.verdict;
+  if (x.pass) {
+    out.push(`**Verdict: PASS** (exit code ${v!.exitCode}). The run supports the claim within the boundaries below.`);
+    if (v!.warnings?.length) {
+      out.push('', 'Warnings, from verdict.json (they do not fail the run, and nothing they name is counted as survived):', '');
+      for (const w of v!.warnings) out.push(`- ${w}`);
+    }
+  } else {
+    const why = v ? `the verdict is ${v.verdict} (exit code ${v.exitCode})` : 'the run left no verdict.json, so it is treated as ABORTED';
+    out.push(`**Verdict: ${x.verdict}.** This run does not support the claim: ${why}.`);
+    const reasons = v?.reasons ?? [];
+    if (reasons.length) {
+      out.push('', 'Reasons, from verdict.json:', '');
+      for (const r of reasons) out.push(`- ${r}`);
+    }
+    if (v?.warnings?.length) {
+      out.push('', 'Warnings, from verdict.json:', '');
+      for (const w of v.warnings) out.push(`- ${w}`);
+    }
+    if (x.ev.missing.length) out.push('', `Evidence missing from the run directory: ${x.ev.missing.map((m) => `\`${m}\``).join(', ')}.`);
+  }
+  out.push('');
+  return out;
+}
+
+function lead(x: Ctx): string[] {
+  const { ev } = x;
+  const soak = ev.campaign?.workload.soakS;
+  const hosts = ev.provenance?.rig.hosts.length;
+  const parts: string[] = [];
+  parts.push(
+    'Object storage has no transaction manager to lean on: no key that refuses a second copy, no list of prepared transactions to reconcile. Whether an event lands once depends only on the engine: it buffers a checkpoint interval of records, stages them as multipart parts at the barrier, and makes the object visible with CompleteMultipartUpload only after the checkpoint is durable.',
+  );
+  const faults = x.outcomes.filter((o) => o.status === 'survived').length;
+  const rig = hosts !== undefined ? `${/^(8\d*|11|18)$/.test(String(hosts)) ? 'an' : 'a'} ${hosts}-host ${ev.provenance!.rig.kind} rig plus the operations host` : 'a rig not recorded in provenance.json';
+  const soakWords = soak !== undefined ? fmtDuration(soak) : 'an unrecorded time';
+  const runWords = x.runS !== undefined ? fmtDuration(x.runS) : 'an unknown time';
+  const finished = ev.verdict !== undefined && ev.verdict.verdict !== 'ABORTED';
+  parts.push(
+    finished
+      ? `This run kept that pipeline under faults for ${soakWords} of soak (${runWords} from start to verdict) on ${rig}, and ${plural(faults, 'fault')} landed and ${faults === 1 ? 'was' : 'were'} recovered from.`
+      : `This run was to keep that pipeline under faults for ${soakWords} of soak on ${rig}, but it stopped ${runWords} after it started; by then ${plural(faults, 'fault')} had landed and been recovered from.`,
+  );
+  if (ev.recount) {
+    parts.push(
+      `After the drain, a separate process re-read the settled bucket from scratch: ${fmtInt(x.produced)} events produced, ${fmtInt(x.distinct)} distinct events committed, with ${countersPhrase(ev.recount.counters)}.`,
+    );
+  } else {
+    parts.push('No recount was made (recount.json is missing), so nothing here is certified by a fresh re-read.');
+  }
+  return [parts.join(' '), '', '![Committed and produced events over time, fault windows by kind, and completed checkpoints](timeline.svg)', ''];
+}
+
+function provenance(x: Ctx): string[] {
+  const { ev } = x;
+  const p = ev.provenance;
+  const out = ['## Provenance', ''];
+  if (!p) return [...out, MISSING('provenance.json'), ''];
+  const v = ev.verdict;
+  const sinkCond = ev.gate?.conditions.find((c) => /sink/i.test(c.name));
+  const rows: unknown[][] = [
+    ['Campaign run', `${p.runId} — campaign \`${p.campaign}\`, seed \`${p.seed}\``],
+    ['Duration', x.runS !== undefined ? `${fmtDuration(x.runS)} (${v?.startedAt ?? p.startedAt} → ${v?.endedAt ?? lastStamp(ev) ?? 'n/a'})` : `started ${p.startedAt}, end not recorded`],
+    ['Engine', `${p.engine.name} at revision \`${p.engine.revision}\`${p.engine.dirty ? ' (with uncommitted changes)' : ''}; sink mutant: ${p.engine.mutant ?? 'none'}`],
+    [
+      'Sink',
+      sinkCond
+        ? `\`${p.engine.sink}\`, ${sinkCond.passed ? 'confirmed' : 'NOT confirmed'} from the workers' open-time log before the soak: ${sinkCond.evidence}`
+        : `\`${p.engine.sink}\`, not confirmed: ${ev.gate ? 'the gate has no sink condition' : 'gate.json is missing'}`,
+    ],
+    ['Rig', `${p.rig.kind}: ${p.rig.hosts.length} hosts (${listWords(p.rig.hosts.map((h) => h.name))}) plus the operations host, which no fault targets`],
+    ['Harness', `node ${p.harness.node} on ${p.harness.platform}`],
+  ];
+  out.push(table(['Provenance', ''], rows), '');
+  if (p.components.length) {
+    out.push('Components, pinned and checked by sha256:', '');
+    out.push(table(['Component', 'Version', 'sha256'], p.components.map((c) => [c.name, c.version, `\`${c.sha256.slice(0, 12)}\``])), '');
+  }
+  out.push('Rig hosts:', '');
+  out.push(table(['Host', 'Address', 'Roles'], p.rig.hosts.map((h) => [h.name, h.address, h.roles.join(', ')])), '');
+  return out;
+}
+
+function measured(x: Ctx): string[] {
+  const { ev } = x;
+  const c = ev.campaign;
+  const out = ['## How the claim was measured', ''];
+  out.push(
+    `The oracle does not replay a recording. The generator is a pure function of the seed, the partition and the sequence number, so the oracle recomputes what each committed line must be and judges the bucket against that, reading only what a downstream consumer would read: it lists the bucket, fetches each object once when it first appears, and keeps an ETag ledger, so a committed object that later changes size or ETag, or disappears, is itself a finding. It sampled its running counters ${c ? `every ${fmtDuration(c.oracle.sampleIntervalS)}` : 'periodically'}; a sample unable to complete for ${c ? fmtDuration(c.deadlines.sampleStuckS) : 'the stuck-sample deadline'} would have failed the run as a stuck oracle.`,
+  );
+  out.push('');
+  out.push(
+    `Six failure modes are counted separately: ${listWords(COUNTER_NAMES.map((n) => COUNTER_LABELS[n].words))}. The verdict does not take the oracle's word for them: after the drain (input stopped, faults healed, everything produced committed or ${c ? `${fmtDuration(c.deadlines.drainS)} passed` : 'the drain deadline passed'}), a separate process re-reads the settled bucket in full and counts again from nothing, and the two must agree.`,
+  );
+  out.push('');
+  out.push(
+    'The generator, the chaos controller and the oracle run on the operations host, which is outside the engine\'s failure domain: no fault targets it, so no fault can destroy the evidence needed to judge it. Protocol-point faults are armed by name inside the sink and coordinator code, so each kill lands at an exact protocol instant, not at a moment on the clock.',
+  );
+  out.push('');
+  out.push('### The functional gate', '');
+  if (!ev.gate) return [...out, MISSING('gate.json'), ''];
+  out.push(
+    `Nothing soaked until the gate ${ev.gate.passed ? 'had shown every condition below' : 'was passed — and it was not'}${c ? ` (deadline ${fmtDuration(c.gate.deadlineS)}, gate fault: ${c.gate.fault})` : ''}:`,
+    '',
+  );
+  out.push(table(['Condition', 'Met', 'Evidence'], ev.gate.conditions.map((g) => [g.name, g.passed ? 'yes' : '**no**', g.evidence])), '');
+  return out;
+}
+
+function workload(x: Ctx): string[] {
+  const { ev } = x;
+  const c = ev.campaign;
+  const out = ['## Workload', ''];
+  const b: string[] = [];
+  b.push(`- ${fmtInt(x.produced)} input events produced${c ? ` (planned at ${fmtInt(c.workload.rate)} events/s)` : ''}`);
+  if (c) b.push(`- ${plural(c.workload.partitions, 'partition')}, ${fmtInt(c.workload.keys)} distinct keys`);
+  else if (ev.recount) b.push(`- ${plural(ev.recount.perPartition.length, 'partition')} (from the recount; campaign.resolved.json is missing)`);
+  if (c) b.push(`- Checkpoint interval ${fmtDuration(c.workload.checkpointIntervalS)}: a commit window opens that often per subtask`);
+  b.push(`- ${fmtInt(ev.checkpoints.length)} completed checkpoints observed`);
+  if (ev.recount) b.push(`- ${fmtInt(ev.recount.objects)} objects committed (${fmtInt(ev.recount.bytes)} bytes, ${fmtInt(ev.recount.lines)} lines in the recount); ${fmtInt(ev.ledger.length)} in the oracle's ledger`);
+  else b.push(`- ${fmtInt(ev.ledger.length)} objects in the oracle's ledger (no recount)`);
+  b.push(`- ${fmtInt(ev.samples.length)} oracle samples over the run`);
+  return [...out, ...b, ''];
+}
+
+function survived(x: Ctx): string[] {
+  const { ev, outcomes } = x;
+  const out = ['## What the engine survived', ''];
+  if (!ev.plan && !ev.chaos.length) return [...out, MISSING('plan.json'), MISSING('chaos.jsonl'), ''];
+  const kinds = summaryByKind(outcomes).filter((k) => k.planned > 0);
+  const rec = ev.campaign?.deadlines.recoveryS;
+  out.push(
+    `A fault is counted only when it landed, with evidence that it did, and a completed checkpoint followed its heal${rec !== undefined ? ` within ${fmtDuration(rec)}` : ''}. Recovery time is from the heal to that checkpoint.`,
+    '',
+  );
+  out.push(
+    table(
+      ['Fault', 'Planned', 'Landed', 'Survived (counted)', 'Recovery, median / max'],
+      kinds.map((k) => [
+        KIND_LABELS[k.kind],
+        k.planned,
+        k.landed,
+        k.survived,
+        k.recoveryS.length ? `${fmtDuration(median(k.recoveryS))} / ${fmtDuration(Math.max(...k.recoveryS))}` : 'n/a',
+      ]),
+    ),
+    '',
+  );
+  const bad = outcomes.filter((o) => o.status !== 'survived');
+  if (bad.length) {
+    out.push(`Not counted as survived (${bad.length}):`, '');
+    for (const o of bad) out.push(`- ${o.id} ${o.kind}${o.point ? ` at ${o.point}` : o.target ? ` on ${o.target}` : ''}${o.composition ? ` (${o.composition})` : ''}: ${o.status}${o.detail ? ` — ${o.detail}` : ''}`);
+    out.push('');
+  } else {
+    out.push(`Every one of the ${outcomes.length} planned faults landed and was recovered from.`, '');
+  }
+
+  out.push('### Protocol points', '');
+  const cov = pointCoverage(ev, outcomes);
+  if (!cov.points.length) out.push('No protocol point was scheduled.', '');
+  else {
+    out.push(
+      table(
+        ['Point', 'Mandatory', 'Kills landed and recovered', 'Covered'],
+        cov.points.map((p) => [`\`${p.point}\``, p.mandatory ? 'yes' : 'no', `${p.survived} of ${p.planned}`, p.survived > 0 ? 'yes' : '**no**']),
+      ),
+      '',
+    );
+    if (!cov.mandatoryKnown) out.push("provenance.json does not record the engine's mandatory points; the table lists the points the plan scheduled and those the verdict names as uncovered.", '');
+    const uncovered = cov.points.filter((p) => p.mandatory && p.survived === 0).map((p) => `\`${p.point}\``);
+    if (uncovered.length) out.push(`Mandatory points not covered: ${uncovered.join(', ')}. The run cannot pass without them.`, '');
+    else if (cov.mandatoryKnown) out.push('Every mandatory point was covered: kills on either side of the prepare, on either side of the completed-checkpoint record, before the commit and after it.', '');
+    const after = cov.points.find((p) => p.point === 'sink.after-commit');
+    if (after && after.survived > 0)
+      out.push(
+        `The kill after the commit (${plural(after.survived, 'time')}) is the case only an idempotent commit survives: recovery completes again an upload the store has already finalised, gets NoSuchUpload, and must check the object's ETag instead of guessing.`,
+        '',
+      );
+  }
+
+  out.push('### Compositions', '');
+  const comps = compositionSummaries(outcomes).sort((a, b) => Number(isDecisive(b)) - Number(isDecisive(a)));
+  if (!comps.length) out.push('No composition was scheduled.', '');
+  for (const c of comps) {
+    if (isDecisive(c)) {
+      out.push(
+        `**${c.name}** is the decisive one: the store goes down, then a worker is killed, so the recovery has to complete restored upload handles against a store that does not answer, retry through restarts without deciding anything blind, and converge once the store is back. Scheduled ${plural(c.runs, 'time')}; every step landed and recovered in ${c.survived}; the worker kill landed while the store was still down in ${c.killDuringOutage}.`,
+        '',
+      );
+    } else {
+      out.push(`**${c.name}** (${c.kinds.join(' + ')}): scheduled ${plural(c.runs, 'time')}; every step landed and recovered in ${c.survived}.`, '');
+    }
+  }
+  return out;
+}
+
+function outcome(x: Ctx): string[] {
+  const { ev } = x;
+  const out = ['## Measured outcome', ''];
+  const r = ev.recount;
+  const v = ev.verdict;
+  const last = ev.samples[ev.samples.length - 1];
+  const oracle = v?.oracle ?? last?.counters;
+  const agree = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? 'n/a' : a === b ? 'yes' : '**no**');
+  const rows: unknown[][] = [
+    ['Events produced', fmtInt(x.produced), fmtInt(last?.produced), ''],
+    ['Distinct events committed', fmtInt(r?.distinctEvents), fmtInt(v?.committedDistinct ?? last?.events), agree(r?.distinctEvents, v?.committedDistinct ?? last?.events)],
+    ['Objects', fmtInt(r?.objects), fmtInt(last?.objects), agree(r?.objects, last?.objects)],
+    ...COUNTER_NAMES.map((n) => [COUNTER_LABELS[n].row, fmtInt(r?.counters[n]), fmtInt(oracle?.[n]), agree(r?.counters[n], oracle?.[n])]),
+  ];
+  out.push(table(['Property', 'Recount (fresh full re-read)', 'Oracle (running)', 'Agree'], rows), '');
+  if (!r) out.push(MISSING('recount.json'), '');
+  if (v) {
+    out.push(
+      `${v.recountAgrees ? 'The recount agrees with the oracle' : 'The recount does NOT agree with the oracle'}; the drain ${v.drainConverged ? 'converged: everything produced was committed before its deadline' : 'did not converge before its deadline'}.${r ? ` The recount took ${fmtDuration(r.durationS)}.` : ''}`,
+      '',
+    );
+    if (r?.perPartition.length) {
+      out.push(
+        table(
+          ['Partition', 'Produced', 'Distinct committed', 'Highest sequence'],
+          r.perPartition.map((p) => [p.partition, fmtInt(p.produced), fmtInt(p.distinct), fmtInt(p.highestSeq)]),
+        ),
+        '',
+      );
+    }
+  } else out.push(MISSING('verdict.json'), '');
+  return out;
+}
+
+function boundaries(x: Ctx): string[] {
+  const { ev, outcomes } = x;
+  const c = ev.campaign;
+  const p = ev.provenance;
+  const store = storeComponent(ev);
+  const kinds = summaryByKind(outcomes);
+  const survivedKinds = kinds.filter((k) => k.survived > 0).map((k) => `${k.kind} ×${k.survived}`);
+  const decisive = compositionSummaries(outcomes)
+    .filter(isDecisive)
+    .reduce((n, s) => n + s.survived, 0);
+  const out = ['## Claim boundaries', '', 'In the honesty categories the qualification programme uses:', ''];
+  const wl = c ? `${fmtInt(c.workload.rate)} events/s over ${plural(c.workload.partitions, 'partition')} and ${fmtInt(c.workload.keys)} keys with ${fmtDuration(c.workload.checkpointIntervalS)} checkpoints` : 'the workload above';
+  const during = `${c ? fmtDuration(c.workload.soakS) : 'an unrecorded'} soak`;
+  const rev = p ? `revision \`${p.engine.revision}\`` : 'an unrecorded revision';
+  const storeWords = store ? `${store.name} ${store.version}` : 'the rig\'s S3-compatible store (version not in provenance.json)';
+  if (x.pass) {
+    out.push(
+      `- **Demonstrated:** exactly-once from a Kafka source into \`${x.sink}\` under this battery (${survivedKinds.join(', ')}), including ${plural(decisive, 'store outage')} during a worker's recovery, for ${wl}, through a ${during}, at ${rev}, against ${storeWords}.`,
+    );
+  } else {
+    out.push(`- **Demonstrated:** nothing. The verdict is ${x.verdict}, so this run cannot stand behind the claim, whatever else it shows.`);
+  }
+  const recS = kinds.flatMap((k) => k.recoveryS);
+  out.push(
+    `- **Tested but bounded:** recovery liveness. ${recS.length ? `Each counted fault was followed by a completed checkpoint, the slowest after ${fmtDuration(Math.max(...recS))}` : 'No recovery was measured'}; that holds for this topology's restart pacing and the ${c ? fmtDuration(c.deadlines.recoveryS) : 'configured'} recovery deadline, not in general.`,
+  );
+  out.push(
+    `- **Architecturally supported but not qualified:** the same guarantee against AWS S3 and managed S3-compatible services (AWS may answer a repeated CompleteMultipartUpload with success where this store answers NoSuchUpload); more than ${c ? plural(c.workload.partitions, 'partition') : 'the tested partitions'} or ${p ? plural(p.rig.hosts.filter((h) => h.roles.includes('worker')).length, 'worker') : 'the tested workers'}; runs longer than this one; other engines behind the same engine plug.`,
+  );
+  const unscheduled = FAULT_KINDS.filter((k) => !kinds.find((s) => s.kind === k && s.planned > 0));
+  out.push(
+    `- **Unknown:** ${unscheduled.length ? `fault kinds this campaign did not schedule (${unscheduled.join(', ')}), and ` : ''}fault classes no campaign here schedules: disk corruption, corruption of the store's data, clock steps.`,
+  );
+  out.push('');
+  return out;
+}
+
+/** "72h" → seconds (h, m, s suffixes); undefined when unparseable. */
+function parseExpiry(s: string | undefined): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(h|m|s)$/.exec(s ?? '');
+  if (!m) return undefined;
+  return Number(m[1]) * (m[2] === 'h' ? 3600 : m[2] === 'm' ? 60 : 1);
+}
+
+function caveats(x: Ctx): string[] {
+  const { ev } = x;
+  const c = ev.campaign;
+  const v = ev.verdict;
+  const out = ['## Caveats', ''];
+  if (!v || v.verdict === 'ABORTED') {
+    out.push(
+      `- **The run was aborted**${v ? ` at ${v.endedAt}` : ''}: the evidence is incomplete${ev.missing.length ? ` (missing: ${ev.missing.map((m) => `\`${m}\``).join(', ')})` : ''}, and nothing in this report certifies the engine.`,
+    );
+  }
+  out.push('- Correctness is claimed only for the workload, fault battery and duration above. It says nothing about other connectors, larger state or longer runs.');
+  if (p(ev)?.engine.mutant && p(ev)!.engine.mutant !== 'none')
+    out.push(`- This run deployed the sink mutant \`${p(ev)!.engine.mutant}\` on purpose: it qualifies the harness (does it catch the bug?), not the engine.`);
+  if (p(ev)?.engine.dirty) out.push('- The engine revision had uncommitted changes when the run started; the revision alone does not identify the code that ran.');
+  if (v) {
+    const expiryRaw = ev.provenance?.storeSettings?.MINIO_API_STALE_UPLOADS_EXPIRY;
+    const expiryS = parseExpiry(expiryRaw);
+    let fit = '';
+    if (expiryS !== undefined && x.runS !== undefined) {
+      fit =
+        expiryS > x.runS
+          ? ` — longer than this ${fmtDuration(x.runS)} run, so no pending upload that a durable checkpoint still referenced could be swept during it`
+          : ` — **not** longer than this ${fmtDuration(x.runS)} run: a pending upload that a durable checkpoint still referenced could have been swept during it`;
+    }
+    const expiry = expiryRaw
+      ? `\`MINIO_API_STALE_UPLOADS_EXPIRY\`, set to ${expiryRaw} for this rig${fit}`
+      : '`MINIO_API_STALE_UPLOADS_EXPIRY` (72h on the rig; the value is not recorded in this run\'s provenance.json)';
+    out.push(
+      `- ${plural(v.pendingUploads, 'multipart upload')} ${v.pendingUploads === 1 ? 'was' : 'were'} left pending after the run, counted from the engine's own journal of started uploads, each key listed exactly. They are expected, not defects: a worker killed after staging parts but before its checkpoint became durable leaves its upload incomplete, and an incomplete upload has no visible object, so no consumer can read it. They only cost storage until removed. MinIO does not implement the \`AbortIncompleteMultipartUpload\` lifecycle rule that the sink's documentation would otherwise call for; it sweeps stale uploads itself once they are older than ${expiry}.`,
+    );
+  }
+  out.push('- The store was self-hosted so that its availability could be a scheduled fault: a managed service cannot be paused on command, and the outage compositions are the point of the campaign.');
+  const errs = ev.samples.reduce((n, s) => n + (s.errors ?? 0), 0);
+  const withErr = ev.samples.filter((s) => (s.errors ?? 0) > 0);
+  if (errs > 0) {
+    const examples = [...new Set(withErr.map((s) => s.lastError).filter((e): e is string => !!e))].slice(0, 3);
+    out.push(
+      `- The oracle met ${plural(errs, 'transient store error')} in ${plural(withErr.length, 'sample')} (of ${fmtInt(ev.samples.length)})${examples.length ? `, e.g. ${examples.map((e) => `\`${cell(e)}\``).join('; ')}` : ''}. Each was retried and the sample judged normally; an error lasting ${c ? fmtDuration(c.deadlines.sampleStuckS) : 'past the stuck-sample deadline'} would have failed the run as a stuck oracle.`,
+    );
+  } else if (ev.samples.length) {
+    out.push(`- The oracle met no transient store errors in its ${plural(ev.samples.length, 'sample')}.`);
+  }
+  for (const u of ev.unreadable) out.push(`- Evidence that could not be read in full: ${u}.`);
+  out.push('');
+  return out;
+}
+
+function p(ev: RunEvidence) {
+  return ev.provenance;
+}
+
+function faultLog(x: Ctx): string[] {
+  if (!x.outcomes.length) return [];
+  const out = ['## Fault log', '', 'Every fault of the plan and what the chaos log says happened to it (times from the start of the soak).', ''];
+  out.push(
+    table(
+      ['Fault', 'At', 'Kind', 'Target / point', 'Composition', 'Outcome', 'Recovery', 'Landed evidence'],
+      x.outcomes.map((o) => [
+        o.id,
+        o.planned ? fmtClock(o.planned.atS) : '',
+        o.kind,
+        o.point ? `${o.point}${o.target && o.target !== 'coordinator' ? ` on ${o.target}` : ''}` : (o.target ?? ''),
+        o.composition ?? '',
+        o.status,
+        o.recoveryS !== undefined ? fmtDuration(o.recoveryS) : '',
+        fmtEvidence(o.landedEvidence),
+      ]),
+    ),
+    '',
+  );
+  return out;
+}
+
+function rawEvidence(x: Ctx): string[] {
+  const { ev } = x;
+  const out = ['## Raw evidence', '', `Everything above is read from these files in the run directory \`${ev.dirName}/\`; \`clink-qual report\` rewrites this report from them alone.`, ''];
+  const rows: unknown[][] = [];
+  const logs = new Map<string, { n: number; bytes: number }>();
+  for (const f of ev.files) {
+    const m = /^logs\/([^/]+)\//.exec(f.path);
+    if (m) {
+      const l = logs.get(m[1]!) ?? { n: 0, bytes: 0 };
+      l.n++;
+      l.bytes += f.size;
+      logs.set(m[1]!, l);
+    } else rows.push([`\`${f.path}\``, fmtInt(f.size), EVIDENCE_DESCRIPTIONS[f.path] ?? '']);
+  }
+  for (const [host, l] of logs) rows.push([`\`logs/${host}/\``, fmtInt(l.bytes), `${plural(l.n, 'log file')} collected from ${host}`]);
+  out.push(table(['File', 'Bytes', 'What it holds'], rows), '');
+  if (ev.missing.length) out.push(`Missing: ${ev.missing.map((m) => `\`${m}\``).join(', ')}.`, '');
+  return out;
+}
+
+/** The report of the run in `runDir`, from its evidence alone. */
+export function renderReport(runDir: string): string {
+  return renderReportFrom(readRunEvidence(runDir));
+}
+
+export function renderReportFrom(ev: RunEvidence): string {
+  const outcomes = faultOutcomes(ev);
+  const v = ev.verdict;
+  const produced = v?.produced ?? (ev.recount ? ev.recount.perPartition.reduce((n, q) => n + q.produced, 0) : ev.samples[ev.samples.length - 1]?.produced);
+  const x: Ctx = {
+    ev,
+    outcomes,
+    verdict: v?.verdict ?? 'ABORTED',
+    pass: v?.verdict === 'PASS',
+    engine: ev.provenance?.engine.name ?? ev.campaign?.engine.name ?? 'the engine',
+    sink: ev.provenance?.engine.sink ?? 'its sink',
+    ...(produced !== undefined ? { produced } : {}),
+    ...((ev.recount?.distinctEvents ?? v?.committedDistinct) !== undefined ? { distinct: ev.recount?.distinctEvents ?? v!.committedDistinct } : {}),
+    ...((() => {
+      const s = secondsBetween(v?.startedAt ?? ev.provenance?.startedAt, v?.endedAt ?? lastStamp(ev));
+      return s !== undefined ? { runS: s } : {};
+    })()),
+  };
+  const parts = [
+    ...title(x),
+    ...lead(x),
+    ...provenance(x),
+    ...measured(x),
+    ...workload(x),
+    ...survived(x),
+    ...outcome(x),
+    ...boundaries(x),
+    ...caveats(x),
+    ...faultLog(x),
+    ...rawEvidence(x),
+  ];
+  return parts.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}
+
+/** Writes report.md, timeline.svg and junit.xml into the run directory; returns their paths. */
+export function writeReports(runDir: string): { report: string; timeline: string; junit: string } {
+  const ev = readRunEvidence(runDir);
+  mkdirSync(runDir, { recursive: true });
+  const files = { report: path.join(runDir, 'report.md'), timeline: path.join(runDir, 'timeline.svg'), junit: path.join(runDir, 'junit.xml') };
+  writeFileSync(files.report, renderReportFrom(ev));
+  writeFileSync(files.timeline, renderTimelineSvg(ev));
+  writeFileSync(files.junit, renderJunit(ev));
+  return files;
+}

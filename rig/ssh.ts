@@ -1,0 +1,286 @@
+/**
+ * The Remote implementation over SSH (ssh2), used for every host, local namespaces
+ * included.
+ *
+ * - Host keys are pinned: the `hostVerifier` accepts a key only when the host's
+ *   known-hosts file pins exactly that key for its address (and port). An unknown or
+ *   changed key fails the handshake with HOST_KEY_MISMATCH before anything is sent (key
+ *   exchange precedes authentication, so no command, file or credential leaves).
+ * - A host that does not answer within `readyTimeout` (10 s) is HOST_UNREACHABLE, naming it.
+ * - One connection per host, opened lazily on first use, reopened after it drops; channels
+ *   on it are limited (sshd's MaxSessions defaults to 10) by a small semaphore.
+ * - Commands run as `bash -c <cmd>`; a command past its timeout is signalled and its
+ *   channel closed.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
+import { QualError } from '../lib/errors.ts';
+import { sha256File } from './install.ts';
+import { isPinned, knownKeysFor } from './known-hosts.ts';
+import { shQuote } from './process.ts';
+import type { ExecOptions, ExecResult, Remote } from './remote.ts';
+import type { HostSpec } from './types.ts';
+
+export const SSH_READY_TIMEOUT_MS = 10_000;
+const MAX_CHANNELS = 8;
+
+class Semaphore {
+  #free: number;
+  #waiters: (() => void)[] = [];
+  constructor(n: number) {
+    this.#free = n;
+  }
+  async acquire(): Promise<() => void> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((r) => this.#waiters.push(r));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#waiters.shift();
+      if (next) next();
+      else this.#free++;
+    };
+  }
+}
+
+function fingerprint(blob: Buffer): string {
+  return 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
+}
+
+export class SshRemote implements Remote {
+  readonly host: HostSpec;
+  readonly readyTimeoutMs: number;
+  #client: Promise<Client> | null = null;
+  #sftp: Promise<SFTPWrapper> | null = null;
+  #channels = new Semaphore(MAX_CHANNELS);
+
+  constructor(host: HostSpec, opts: { readyTimeoutMs?: number } = {}) {
+    this.host = host;
+    this.readyTimeoutMs = opts.readyTimeoutMs ?? SSH_READY_TIMEOUT_MS;
+  }
+
+  /** Opens (or reuses) the connection. Throws HOST_KEY_MISMATCH or HOST_UNREACHABLE. */
+  connect(): Promise<Client> {
+    if (this.#client) return this.#client;
+    const { host } = this;
+    const p = new Promise<Client>((resolve, reject) => {
+      let privateKey: Buffer;
+      try {
+        privateKey = readFileSync(host.ssh.privateKeyPath);
+      } catch (err) {
+        reject(new QualError('PRECONDITION', `${host.name}: cannot read SSH key ${host.ssh.privateKeyPath}: ${(err as Error).message}`));
+        return;
+      }
+      const c = new Client();
+      let keyProblem: QualError | null = null;
+      let settled = false;
+      c.on('ready', () => {
+        settled = true;
+        resolve(c);
+      });
+      c.on('error', (err: Error & { level?: string; code?: string }) => {
+        if (settled) return;
+        settled = true;
+        if (keyProblem) reject(keyProblem);
+        else if (err.level === 'client-authentication')
+          reject(new QualError('PRECONDITION', `${host.name} (${host.address}): SSH login as ${host.ssh.user} with key ${host.ssh.privateKeyPath} was refused`, { host: host.name }));
+        else
+          reject(
+            new QualError('HOST_UNREACHABLE', `${host.name} (${host.address}:${host.ssh.port}) is unreachable over SSH: ${err.code ?? err.message}`, { host: host.name, address: host.address }, { cause: err }),
+          );
+      });
+      c.on('close', () => {
+        if (this.#client === p) {
+          this.#client = null;
+          this.#sftp = null;
+        }
+        if (!settled) {
+          settled = true;
+          reject(keyProblem ?? new QualError('HOST_UNREACHABLE', `${host.name} (${host.address}:${host.ssh.port}) closed the SSH connection during the handshake`, { host: host.name }));
+        }
+      });
+      c.connect({
+        host: host.address,
+        port: host.ssh.port,
+        username: host.ssh.user,
+        privateKey,
+        readyTimeout: this.readyTimeoutMs,
+        keepaliveInterval: 5_000,
+        keepaliveCountMax: 4,
+        hostVerifier: (key: Buffer) => {
+          if (isPinned(host.ssh.knownHostsPath, host.address, host.ssh.port, key)) return true;
+          const pinned = knownKeysFor(host.ssh.knownHostsPath, host.address, host.ssh.port);
+          keyProblem = new QualError(
+            'HOST_KEY_MISMATCH',
+            pinned.length
+              ? `${host.name} (${host.address}) presented host key ${fingerprint(key)}, which differs from the key pinned in ${host.ssh.knownHostsPath}: refusing to connect`
+              : `${host.name} (${host.address}) presented host key ${fingerprint(key)}, which is not in ${host.ssh.knownHostsPath}: refusing to connect`,
+            { host: host.name, fingerprint: fingerprint(key) },
+          );
+          return false;
+        },
+      });
+    });
+    this.#client = p;
+    p.catch(() => {
+      if (this.#client === p) this.#client = null;
+    });
+    return p;
+  }
+
+  async exec(cmd: string, opts: ExecOptions = {}): Promise<ExecResult> {
+    const timeoutMs = opts.timeoutMs ?? 60_000;
+    const client = await this.connect();
+    const release = await this.#channels.acquire();
+    try {
+      const result = await new Promise<ExecResult>((resolve, reject) => {
+        client.exec(`bash -c ${shQuote(cmd)}`, (err: Error | undefined, stream: ClientChannel) => {
+          if (err) {
+            reject(new QualError('HOST_UNREACHABLE', `${this.host.name}: cannot open an SSH channel: ${err.message}`, { host: this.host.name }, { cause: err }));
+            return;
+          }
+          const out: Buffer[] = [];
+          const errOut: Buffer[] = [];
+          let code: number | null = null;
+          let signal: string | undefined;
+          const timer = setTimeout(() => {
+            try {
+              stream.signal('KILL');
+            } catch {
+              /* best effort */
+            }
+            stream.close();
+            reject(new QualError('REMOTE_COMMAND_FAILED', `${this.host.name}: command timed out after ${timeoutMs} ms: ${cmd.slice(0, 200)}`, { host: this.host.name }));
+          }, timeoutMs);
+          stream.on('data', (d: Buffer) => out.push(d));
+          stream.stderr.on('data', (d: Buffer) => errOut.push(d));
+          stream.on('exit', (c: number | null, s?: string) => {
+            code = c;
+            if (s) signal = s;
+          });
+          stream.on('close', () => {
+            clearTimeout(timer);
+            resolve({ code, ...(signal ? { signal } : {}), stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(errOut).toString() });
+          });
+          if (opts.input !== undefined) stream.end(opts.input);
+          else stream.end();
+        });
+      });
+      if ((opts.check ?? true) && result.code !== 0) {
+        throw new QualError(
+          'REMOTE_COMMAND_FAILED',
+          `${this.host.name}: command exited ${result.code ?? result.signal ?? 'without status'}: ${cmd.slice(0, 300)}${result.stderr ? `\n${result.stderr.trim().slice(-2000)}` : ''}`,
+          { host: this.host.name, code: result.code },
+        );
+      }
+      return result;
+    } finally {
+      release();
+    }
+  }
+
+  #sftpSession(): Promise<SFTPWrapper> {
+    if (this.#sftp) return this.#sftp;
+    const p = (async () => {
+      const client = await this.connect();
+      await this.#channels.acquire(); // held for the session's life
+      return await new Promise<SFTPWrapper>((resolve, reject) => {
+        client.sftp((err: Error | undefined, sftp: SFTPWrapper) => (err ? reject(new QualError('HOST_UNREACHABLE', `${this.host.name}: SFTP: ${err.message}`)) : resolve(sftp)));
+      });
+    })();
+    this.#sftp = p;
+    p.catch(() => {
+      if (this.#sftp === p) this.#sftp = null;
+    });
+    return p;
+  }
+
+  /** sha256 of a remote file, or null when it does not exist. */
+  async remoteSha256(remotePath: string): Promise<string | null> {
+    const r = await this.exec(`sha256sum -- ${shQuote(remotePath)} 2>/dev/null | cut -d' ' -f1`, { check: false });
+    const h = r.stdout.trim();
+    return /^[0-9a-f]{64}$/.test(h) ? h : null;
+  }
+
+  async upload(localPath: string, remotePath: string, opts: { mode?: number; sha256?: string } = {}): Promise<{ copied: boolean }> {
+    const local = opts.sha256 ?? (await sha256File(localPath));
+    const mode = opts.mode ?? statSync(localPath).mode & 0o777;
+    if ((await this.remoteSha256(remotePath)) === local) return { copied: false };
+    const tmp = `${remotePath}.part-${randomBytes(4).toString('hex')}`;
+    await this.exec(`mkdir -p ${shQuote(path.posix.dirname(remotePath))}`);
+    const sftp = await this.#sftpSession();
+    await new Promise<void>((resolve, reject) =>
+      sftp.fastPut(localPath, tmp, { concurrency: 16, chunkSize: 256 * 1024 }, (err) =>
+        err ? reject(new QualError('REMOTE_COMMAND_FAILED', `${this.host.name}: upload of ${localPath} to ${remotePath} failed: ${err.message}`)) : resolve(),
+      ),
+    );
+    await this.exec(`chmod ${mode.toString(8)} ${shQuote(tmp)} && mv -f ${shQuote(tmp)} ${shQuote(remotePath)}`);
+    return { copied: true };
+  }
+
+  async writeFile(remotePath: string, content: string | Buffer, opts: { mode?: number } = {}): Promise<void> {
+    const tmp = `${remotePath}.part-${randomBytes(4).toString('hex')}`;
+    const mode = (opts.mode ?? 0o644).toString(8);
+    await this.exec(
+      `mkdir -p ${shQuote(path.posix.dirname(remotePath))} && (umask 077; cat > ${shQuote(tmp)}) && chmod ${mode} ${shQuote(tmp)} && mv -f ${shQuote(tmp)} ${shQuote(remotePath)}`,
+      { input: content },
+    );
+  }
+
+  async readFile(remotePath: string): Promise<Buffer> {
+    const sftp = await this.#sftpSession();
+    return await new Promise<Buffer>((resolve, reject) =>
+      sftp.readFile(remotePath, (err: Error | undefined, data: Buffer) =>
+        err ? reject(new QualError('REMOTE_COMMAND_FAILED', `${this.host.name}: cannot read ${remotePath}: ${err.message}`)) : resolve(data),
+      ),
+    );
+  }
+
+  async download(remotePath: string, localPath: string): Promise<void> {
+    mkdirSync(path.dirname(localPath), { recursive: true });
+    const sftp = await this.#sftpSession();
+    await new Promise<void>((resolve, reject) =>
+      sftp.fastGet(remotePath, localPath, (err) => (err ? reject(new QualError('REMOTE_COMMAND_FAILED', `${this.host.name}: cannot download ${remotePath}: ${err.message}`)) : resolve())),
+    );
+  }
+
+  async close(): Promise<void> {
+    const p = this.#client;
+    this.#client = null;
+    this.#sftp = null;
+    if (!p) return;
+    try {
+      const c = await p;
+      await new Promise<void>((resolve) => {
+        c.once('close', () => resolve());
+        c.end();
+        setTimeout(resolve, 2000).unref();
+      });
+    } catch {
+      /* never connected */
+    }
+  }
+}
+
+const pool = new Map<string, SshRemote>();
+
+/** The pooled Remote for a host (by name; a changed address or key makes a new one). Connects lazily. */
+export function remoteFor(host: HostSpec): SshRemote {
+  const key = `${host.name}|${host.address}|${host.ssh.port}|${host.ssh.privateKeyPath}|${host.ssh.knownHostsPath}`;
+  let r = pool.get(key);
+  if (!r) {
+    r = new SshRemote(host);
+    pool.set(key, r);
+  }
+  return r;
+}
+
+/** Closes every pooled connection (call before a command exits, or the sockets keep Node alive). */
+export async function closeAllRemotes(): Promise<void> {
+  const all = [...pool.values()];
+  pool.clear();
+  await Promise.all(all.map((r) => r.close()));
+}

@@ -1,0 +1,135 @@
+import t from 'tap';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadCampaign, parseCampaign } from '../../../campaigns/load.ts';
+import { MANDATORY_FAULT_POINTS } from '../../../campaigns/types.ts';
+import { QualError } from '../../../lib/errors.ts';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+process.chdir(repo);
+const fx = (name: string) => `test/fixtures/campaigns/${name}`;
+
+/** The problems a load reports (as "file:line: field: message" lines). */
+function problems(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof QualError && err.code === 'BAD_INPUT_FILE') return (err.details?.problems as string[]) ?? [err.message];
+    throw err;
+  }
+  throw new Error('expected the campaign to be rejected');
+}
+
+t.test('malformed campaigns are rejected with file, line and field', async (t) => {
+  const cases: [string, string[]][] = [
+    ['bad-type.yaml', ['test/fixtures/campaigns/bad-type.yaml:11: faults[2].durationS: must be a number']],
+    ['bad-unknown-field.yaml', ['test/fixtures/campaigns/bad-unknown-field.yaml:9: faults[0].cnt: unknown field (allowed here: kind, count, targets, points, durationS, share)']],
+    ['bad-missing-field.yaml', ['test/fixtures/campaigns/bad-missing-field.yaml:2: seed: required field is missing']],
+    ['bad-missing-duration.yaml', ['test/fixtures/campaigns/bad-missing-duration.yaml:11: faults[2].durationS: required field is missing']],
+    [
+      'bad-point.yaml',
+      [
+        `test/fixtures/campaigns/bad-point.yaml:9: faults[0].points[1]: unknown protocol point 'sink.before-prepair' (the engine has: ${[...MANDATORY_FAULT_POINTS, 'sink.recover.before-commit', 'sink.recover.after-commit'].join(', ')})`,
+      ],
+    ],
+    [
+      'bad-target.yaml',
+      [
+        "test/fixtures/campaigns/bad-target.yaml:7: faults[0].targets[1]: 'broker-2' cannot be a worker-kill target (worker-kill targets workers: worker-1, worker-2, worker-3)",
+        "test/fixtures/campaigns/bad-target.yaml:11: faults[1].targets[1]: 'worker-9' is not a host of this rig (broker-restart targets brokers: broker-1, broker-2, broker-3)",
+      ],
+    ],
+    ['bad-syntax.yaml', ['test/fixtures/campaigns/bad-syntax.yaml:5: YAML syntax: Flow map in block collection must be sufficiently indented and end with a }']],
+    [
+      'bad-schedule.yaml',
+      ['test/fixtures/campaigns/bad-schedule.yaml:12: schedule.spacingS: the schedule does not fit in the soak: startAfterS 10 s + 6 fault slots × spacingS 20 s = 130 s > workload.soakS 120 s'],
+    ],
+  ];
+  for (const [file, expected] of cases) t.same(problems(() => loadCampaign(fx(file))), expected, file);
+});
+
+t.test('the thrown error is a BAD_INPUT_FILE (exit 254) listing every problem in its message', async (t) => {
+  try {
+    loadCampaign(fx('bad-target.yaml'));
+    t.fail('should throw');
+  } catch (err) {
+    t.ok(err instanceof QualError);
+    t.equal((err as QualError).code, 'BAD_INPUT_FILE');
+    t.match((err as Error).message, /bad-target\.yaml is not valid \(2 problems\)/);
+    t.match((err as Error).message, /bad-target\.yaml:7: faults\[0\]\.targets\[1\]/);
+    t.match((err as Error).message, /bad-target\.yaml:11: faults\[1\]\.targets\[1\]/);
+  }
+});
+
+t.test('all schema problems are reported at once, each on its own line', async (t) => {
+  const text = [
+    'name: multi', // 1
+    'seed: "s"', // 2
+    'workload:', // 3
+    '  rate: 100', // 4
+    '  soakS: 300', // 5
+    '  checkpointIntervalS: eight', // 6
+    'faults:', // 7
+    '  - kind: worker-kill', // 8
+    '    durationS: 5', // 9
+    '  - kind: fire', // 10
+    '  - kind: packet-loss', // 11
+    '    share: 1.5', // 12
+    '    durationS: 5', // 13
+    'schedule: { spacingS: 10 }', // 14
+    'colour: blue', // 15
+  ].join('\n');
+  t.same(problems(() => parseCampaign(text, 'multi.yaml')), [
+    'multi.yaml:6: workload.checkpointIntervalS: must be a number',
+    'multi.yaml:9: faults[0].durationS: not allowed for kind worker-kill',
+    'multi.yaml:10: faults[1].kind: must be one of: worker-kill, coordinator-kill, protocol-point, store-outage, partition, packet-loss, broker-restart (found "fire")',
+    'multi.yaml:12: faults[2].share: must be <= 1',
+    'multi.yaml:15: colour: unknown field (allowed here: name, description, seed, rig, engine, workload, gate, faults, compositions, schedule, deadlines, oracle)',
+  ]);
+});
+
+t.test('rate or totalEvents, exactly one', async (t) => {
+  const base = (w: string) => `name: x\nseed: s\nworkload: { ${w}soakS: 100 }\nfaults: [ { kind: worker-kill } ]\nschedule: { spacingS: 10 }\n`;
+  t.same(problems(() => parseCampaign(base(''), 'x.yaml')), ['x.yaml:3: workload: give either rate (events/s) or totalEvents, not both and not neither']);
+  t.same(problems(() => parseCampaign(base('rate: 5, totalEvents: 500, '), 'x.yaml')), ['x.yaml:3: workload: give either rate (events/s) or totalEvents, not both and not neither']);
+  const c = parseCampaign(base('totalEvents: 1001, '), 'x.yaml');
+  t.equal(c.workload.rate, 11, 'rate derived from totalEvents over the soak, rounded up');
+  t.equal(c.workload.totalEvents, 1001);
+});
+
+t.test('defaults are filled in the resolved campaign', async (t) => {
+  const c = parseCampaign('name: d\nseed: s\nworkload: { rate: 10, soakS: 600 }\nfaults:\n  - { kind: worker-kill }\n  - { kind: store-outage, durationS: 5 }\n  - { kind: protocol-point, points: [sink.after-commit] }\nschedule: { spacingS: 30 }\n', 'd.yaml');
+  t.same(c.rig, { kind: 'local' });
+  t.same(c.engine, { name: 'clink', mutant: 'none' });
+  t.same(c.workload, { rate: 10, partitions: 4, keys: 50000, checkpointIntervalS: 8, soakS: 600 });
+  t.same(c.gate, { deadlineS: 120, fault: 'worker-kill' });
+  t.same(c.schedule, { startAfterS: 10, spacingS: 30, jitterS: 7 });
+  t.same(c.deadlines, { recoveryS: 90, drainS: 180, recountS: 120, sampleStuckS: 60 });
+  t.same(c.oracle, { sampleIntervalS: 10 });
+  t.same(c.compositions, []);
+  t.same(c.faults[0], { kind: 'worker-kill', count: 1, targets: ['worker-1', 'worker-2', 'worker-3'] });
+  t.same(c.faults[1], { kind: 'store-outage', count: 1, targets: ['store'], durationS: 5 });
+  t.same(c.faults[2], { kind: 'protocol-point', count: 1, targets: [], points: ['sink.after-commit'] });
+});
+
+t.test("the allowed protocol points come from the caller (the engine's list)", async (t) => {
+  const got = problems(() => loadCampaign('campaigns/quick.yaml', { faultPoints: [...MANDATORY_FAULT_POINTS] }));
+  t.equal(got.length, 2);
+  t.match(got[0]!, /^campaigns\/quick\.yaml:\d+: compositions\[1\]\.steps\[0\]\.point: unknown protocol point 'sink\.recover\.before-commit'/);
+  t.match(got[1]!, /^campaigns\/quick\.yaml:\d+: compositions\[2\]\.steps\[0\]\.point: unknown protocol point 'sink\.recover\.after-commit'/);
+});
+
+t.test('inventory rigs: the file must exist, targets are checked by role', async (t) => {
+  const text = 'name: inv\nseed: s\nrig: { kind: inventory, file: no-such-inventory.yaml }\nworkload: { rate: 1, soakS: 100 }\nfaults: [ { kind: worker-kill, targets: [worker-7] } ]\nschedule: { spacingS: 10 }\n';
+  const got = problems(() => parseCampaign(text, 'inv.yaml'));
+  t.equal(got.length, 1);
+  t.match(got[0]!, /^inv\.yaml:3: rig\.file: inventory file not found: /);
+  t.same(problems(() => parseCampaign('name: inv\nseed: s\nrig: { kind: inventory }\nworkload: { rate: 1, soakS: 100 }\nfaults: [ { kind: worker-kill } ]\nschedule: { spacingS: 10 }\n', 'inv.yaml')), [
+    'inv.yaml:3: rig.file: required field is missing',
+  ]);
+});
+
+t.test('a file that cannot be read is a BAD_INPUT_FILE too', async (t) => {
+  t.same(problems(() => loadCampaign('campaigns/no-such.yaml')).length, 1);
+  t.match(problems(() => loadCampaign('campaigns/no-such.yaml'))[0], /cannot read campaign campaigns\/no-such\.yaml/);
+});

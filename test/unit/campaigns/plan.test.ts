@@ -1,0 +1,142 @@
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { countSlots, loadCampaign } from '../../../campaigns/load.ts';
+import { expectedWallTime, formatPlanJson, planCampaign, totalsByKind } from '../../../campaigns/plan.ts';
+import { MANDATORY_FAULT_POINTS, type ResolvedCampaign } from '../../../campaigns/types.ts';
+import { FAULT_KINDS, type PlannedFault } from '../../../lib/evidence.ts';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+process.chdir(repo);
+const load = (name: string) => loadCampaign(`campaigns/${name}.yaml`);
+
+/** What the battery and compositions say should be on the timeline, as sorted "kind point composition-name" strings. */
+function expectedFaults(c: ResolvedCampaign): string[] {
+  const out: string[] = [];
+  for (const f of c.faults) {
+    if (f.kind === 'protocol-point') for (const p of f.points!) for (let i = 0; i < f.count; i++) out.push(`${f.kind} ${p} -`);
+    else for (let i = 0; i < f.count; i++) out.push(`${f.kind} - -`);
+  }
+  for (const comp of c.compositions) for (let i = 0; i < comp.count; i++) for (const s of comp.steps) out.push(`${s.kind} ${s.point ?? '-'} ${comp.name}`);
+  return out.sort();
+}
+const actualFaults = (plan: PlannedFault[]) => plan.map((f) => `${f.kind} ${f.point ?? '-'} ${f.composition?.replace(/#\d+$/, '') ?? '-'}`).sort();
+
+t.test('same seed, same timeline byte for byte; another seed, another order', async (t) => {
+  const c = load('quick');
+  const a = formatPlanJson(planCampaign(c));
+  const b = formatPlanJson(planCampaign(load('quick')));
+  t.equal(a, b);
+  const other = formatPlanJson(planCampaign({ ...c, seed: 'quick-2' }));
+  t.not(other, a);
+  const order = (json: string) => (JSON.parse(json) as PlannedFault[]).map((f) => `${f.kind}/${f.point ?? ''}`).join(',');
+  t.not(order(other), order(a), 'the order of faults differs, not only the jitter');
+});
+
+t.test('every battery fault and every composition step appears, at the right offsets, inside the soak', async (t) => {
+  for (const name of ['quick', 'qual03-smoke', 'qual03']) {
+    const c = load(name);
+    const plan = planCampaign(c);
+    t.same(actualFaults(plan), expectedFaults(c), `${name}: the battery, expanded`);
+    t.same(
+      plan.map((f) => f.id),
+      plan.map((_, i) => `f${String(i + 1).padStart(3, '0')}`),
+      `${name}: ids in time order`,
+    );
+    t.ok(
+      plan.every((f, i) => i === 0 || f.atS >= plan[i - 1]!.atS),
+      `${name}: sorted by time`,
+    );
+    t.ok(
+      plan.every((f) => f.atS >= c.schedule.startAfterS && f.atS + (f.durationS ?? 0) <= c.workload.soakS),
+      `${name}: inside the soak`,
+    );
+    const slots = new Set(plan.map((f) => f.composition ?? f.id));
+    t.equal(slots.size, countSlots(c.faults, c.compositions), `${name}: one slot per fault or composition run`);
+    // Composition steps share an id and keep their offsets.
+    for (const comp of c.compositions) {
+      for (let n = 1; n <= comp.count; n++) {
+        const steps = plan.filter((f) => f.composition === `${comp.name}#${n}`);
+        t.equal(steps.length, comp.steps.length, `${name}: ${comp.name}#${n} has all its steps`);
+        const t0 = Math.min(...steps.map((s) => s.atS));
+        t.same(
+          steps.map((s) => s.atS - t0),
+          comp.steps.map((s) => s.afterS),
+          `${name}: ${comp.name}#${n} offsets`,
+        );
+      }
+    }
+    // Targets come from each fault's list.
+    const worker = /^worker-[123]$/;
+    for (const f of plan) {
+      if (f.kind === 'worker-kill' || f.kind === 'partition' || f.kind === 'packet-loss') t.match(f.target, worker);
+      if (f.kind === 'broker-restart') t.match(f.target, /^broker-[123]$/);
+      if (f.kind === 'store-outage') t.equal(f.target, 'store');
+      if (f.kind === 'coordinator-kill' || f.point?.startsWith('coordinator.')) t.equal(f.target, 'coordinator');
+    }
+  }
+});
+
+t.test('slots are spaced by the schedule with a jitter no larger than jitterS', async (t) => {
+  const c = load('qual03');
+  const plan = planCampaign(c);
+  const starts = [...new Map(plan.map((f) => [f.composition ?? f.id, f.atS])).values()].sort((a, b) => a - b);
+  starts.forEach((at, i) => {
+    const base = c.schedule.startAfterS + i * c.schedule.spacingS;
+    t.ok(at >= base && at <= base + c.schedule.jitterS, `slot ${i} at ${at} within [${base}, ${base + c.schedule.jitterS}]`);
+  });
+});
+
+t.test('quick: every kind, every mandatory point, the recovery points, the decisive composition, at most 8 minutes', async (t) => {
+  const c = load('quick');
+  const plan = planCampaign(c);
+  const totals = totalsByKind(plan);
+  for (const k of FAULT_KINDS) t.ok(totals[k] >= 1, `${k} at least once`);
+  const points = new Set(plan.map((f) => f.point));
+  for (const p of [...MANDATORY_FAULT_POINTS, 'sink.recover.before-commit', 'sink.recover.after-commit']) t.ok(points.has(p), `${p} covered`);
+  const decisive = plan.filter((f) => f.composition === 'store-down-during-worker-recovery#1');
+  t.same(
+    decisive.map((f) => f.kind),
+    ['store-outage', 'worker-kill'],
+  );
+  t.ok(decisive[1]!.atS < decisive[0]!.atS + decisive[0]!.durationS!, 'the worker is killed while the store is down');
+  const wall = expectedWallTime(c);
+  t.ok(wall.totalS <= 8 * 60, `expected wall time ${wall.totalS} s <= 480 s`);
+  t.ok(wall.gateS <= 60 && wall.drainS + wall.recountS <= 75, 'gate and drain+recount within budget');
+  t.ok(c.workload.rate >= 250 && c.workload.rate <= 350 && c.workload.partitions === 4 && c.workload.keys === 50000);
+  t.ok(c.workload.checkpointIntervalS >= 4 && c.workload.checkpointIntervalS <= 8);
+});
+
+t.test("qual03: at least QUAL-03's battery, two hours; the smoke rehearsal fits in 45 minutes", async (t) => {
+  const c = load('qual03');
+  const plan = planCampaign(c);
+  const totals = totalsByKind(plan);
+  const atLeast = { 'worker-kill': 6, 'protocol-point': 10, 'store-outage': 4, partition: 4, 'coordinator-kill': 3, 'broker-restart': 3, 'packet-loss': 2 } as const;
+  for (const [k, n] of Object.entries(atLeast)) t.ok(totals[k as keyof typeof atLeast] >= n, `${k}: ${totals[k as keyof typeof atLeast]} >= ${n}`);
+  const points = new Set(plan.map((f) => f.point));
+  for (const p of MANDATORY_FAULT_POINTS) t.ok(points.has(p), `${p} covered`);
+  t.equal(new Set(plan.filter((f) => f.composition?.startsWith('store-down-during-worker-recovery#')).map((f) => f.composition)).size, 4);
+  t.same({ ...c.workload }, { rate: 1040, partitions: 4, keys: 50000, checkpointIntervalS: 8, soakS: 7200 });
+  const smoke = load('qual03-smoke');
+  t.ok(expectedWallTime(smoke).totalS <= 45 * 60, 'smoke: 45 minutes');
+  t.same(totalsByKind(planCampaign(smoke)), totals, 'smoke rehearses the same battery');
+});
+
+t.test('clink-qual campaign plan: a table with totals and wall time; --json is plan.json', async (t) => {
+  const cli = path.join(repo, 'bin', 'clink-qual.ts');
+  const table = execFileSync(process.execPath, [cli, 'campaign', 'plan', 'campaigns/quick.yaml'], { encoding: 'utf8' });
+  t.match(table, /at\s+id\s+kind\s+target \/ point\s+held\s+composition/);
+  t.match(table, /faults: 18 \(worker-kill 4, coordinator-kill 1, protocol-point 8, store-outage 2, partition 1, packet-loss 1, broker-restart 1\)/);
+  t.match(table, /expected wall time: 7 min 15 s at most \(gate 1 min \+ soak 5 min \+ drain 45 s \+ recount 30 s\)/);
+  const json = execFileSync(process.execPath, [cli, 'campaign', 'plan', 'campaigns/quick.yaml', '--json'], { encoding: 'utf8' });
+  t.equal(json, formatPlanJson(planCampaign(load('quick'))));
+  try {
+    execFileSync(process.execPath, [cli, 'campaign', 'plan', 'test/fixtures/campaigns/bad-type.yaml'], { encoding: 'utf8', stdio: 'pipe' });
+    t.fail('should exit non-zero');
+  } catch (err) {
+    const e = err as { status: number; stderr: string };
+    t.equal(e.status, 254);
+    t.match(e.stderr, /test\/fixtures\/campaigns\/bad-type\.yaml:11: faults\[2\]\.durationS: must be a number/);
+  }
+});

@@ -1,0 +1,199 @@
+import t from 'tap';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readRunEvidence } from '../../../reports/evidence.ts';
+import { renderJunit } from '../../../reports/junit.ts';
+import { renderReport, writeReports } from '../../../reports/report.ts';
+import { renderTimelineSvg } from '../../../reports/timeline-svg.ts';
+import type { ChaosRecord, Verdict } from '../../../lib/evidence.ts';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures');
+const fx = (name: string) => path.join(fixtures, name);
+const read = (...p: string[]) => readFileSync(path.join(...p), 'utf8');
+const jsonl = <T>(file: string): T[] =>
+  read(file)
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+
+/** A copy of a fixture run in a fresh temporary directory (same directory name). */
+function copyRun(t: { teardown(fn: () => void): void }, name: string): string {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'clink-qual-report-'));
+  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
+  const dir = path.join(tmp, name);
+  cpSync(fx(name), dir, { recursive: true });
+  return dir;
+}
+
+/** Crude well-formedness: every opened tag is closed, in order. */
+function balanced(xml: string): boolean {
+  const stack: string[] = [];
+  for (const m of xml.replace(/<\?xml[^>]*\?>/, '').matchAll(/<(\/?)([A-Za-z][\w:-]*)[^>]*?(\/?)>/g)) {
+    const [, close, name, self] = m;
+    if (self) continue;
+    if (close) {
+      if (stack.pop() !== name) return false;
+    } else stack.push(name!);
+  }
+  return stack.length === 0;
+}
+
+const SECTIONS = [
+  '## Provenance',
+  '## How the claim was measured',
+  '### The functional gate',
+  '## Workload',
+  '## What the engine survived',
+  '### Protocol points',
+  '### Compositions',
+  '## Measured outcome',
+  '## Claim boundaries',
+  '## Caveats',
+  '## Fault log',
+  '## Raw evidence',
+];
+
+t.test('a PASS run: every section, verdict up front, figures from the evidence', async (t) => {
+  const md = renderReport(fx('run-pass'));
+  const v = JSON.parse(read(fx('run-pass'), 'verdict.json')) as Verdict;
+  t.match(md, /^# quick: exactly-once from Kafka into S3-compatible storage — PASS\n/);
+  t.match(md, /\*\*Verdict: PASS\*\* \(exit code 0\)/);
+  let at = -1;
+  for (const s of SECTIONS) {
+    const i = md.indexOf(`\n${s}\n`);
+    t.ok(i > at, `${s} present, in order`);
+    at = i;
+  }
+  t.match(md, '![Committed and produced events over time, fault windows by kind, and completed checkpoints](timeline.svg)');
+  const n = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  t.match(md, `- ${n(v.produced)} input events produced`);
+  t.match(md, `| Distinct events committed | ${n(v.committedDistinct)} |`);
+  t.match(md, `${v.pendingUploads} multipart uploads were left pending`);
+  t.match(md, 'MINIO_API_STALE_UPLOADS_EXPIRY`, set to 72h for this rig');
+  t.match(md, 'AbortIncompleteMultipartUpload');
+  t.match(md, /\| Worker SIGKILL, then restarted \| 4 \| 4 \| 4 \|/);
+  t.match(md, /\| `sink\.after-commit` \| yes \| 1 of 1 \| yes \|/);
+  t.match(md, /Every mandatory point was covered/);
+  t.match(md, /\*\*store-down-during-worker-recovery\*\* is the decisive one: .* Scheduled 1 time; every step landed and recovered in 1; the worker kill landed while the store was still down in 1\./);
+  t.match(md, /- \*\*Demonstrated:\*\* exactly-once .* at revision `625cc82d69af`, against minio RELEASE\.2025-09-07T16-13-09Z\./);
+  t.match(md, /The oracle met 2 transient store errors in 2 samples \(of 72\)/);
+  t.match(md, /\| `samples\.jsonl` \| 16,379 \|/);
+  t.notMatch(md, fixtures, 'no absolute path in the report');
+});
+
+t.test('the numbers follow the evidence: change them in a copy and the report changes', async (t) => {
+  const dir = copyRun(t, 'run-pass');
+  const before = renderReport(dir);
+  const vf = path.join(dir, 'verdict.json');
+  const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
+  writeFileSync(vf, JSON.stringify({ ...v, produced: 1234567, pendingUploads: 41 }, null, 2));
+  const rf = path.join(dir, 'recount.json');
+  const r = JSON.parse(readFileSync(rf, 'utf8'));
+  writeFileSync(rf, JSON.stringify({ ...r, distinctEvents: 1234560, objects: 999 }, null, 2));
+  const pf = path.join(dir, 'provenance.json');
+  const p = JSON.parse(readFileSync(pf, 'utf8'));
+  p.engine.revision = 'deadbeef0001';
+  p.storeSettings.MINIO_API_STALE_UPLOADS_EXPIRY = '96h';
+  writeFileSync(pf, JSON.stringify(p, null, 2));
+  const after = renderReport(dir);
+  t.not(after, before);
+  t.match(after, '- 1,234,567 input events produced');
+  t.match(after, '| Distinct events committed | 1,234,560 |');
+  t.match(after, '| Objects | 999 |');
+  t.match(after, '41 multipart uploads were left pending');
+  t.match(after, 'at revision `deadbeef0001`');
+  t.match(after, 'set to 96h for this rig');
+  t.notMatch(after, '102,600 input events produced');
+  // A fault that did not recover is no longer counted as survived.
+  const cf = path.join(dir, 'chaos.jsonl');
+  const chaos = jsonl<ChaosRecord>(cf).filter((c) => !(c.faultId === 'f003' && c.phase === 'recovered'));
+  chaos.push({ t: '2026-08-21T10:17:00.000Z', faultId: 'f003', kind: 'broker-restart', phase: 'not-recovered', detail: 'no checkpoint within 60 s' });
+  writeFileSync(cf, chaos.map((c) => JSON.stringify(c)).join('\n') + '\n');
+  const third = renderReport(dir);
+  t.match(third, /\| Kafka broker stopped and started again \| 1 \| 1 \| 0 \|/);
+  t.match(third, '- f003 broker-restart on broker-3: not recovered — no checkpoint within 60 s');
+});
+
+t.test('re-reporting stored evidence gives the same bytes', async (t) => {
+  for (const name of ['run-pass', 'run-fail', 'run-aborted']) {
+    t.equal(renderReport(fx(name)), read(fx(name), 'report.md'), `${name}: report.md as stored`);
+    const ev = readRunEvidence(fx(name));
+    t.equal(renderTimelineSvg(ev), read(fx(name), 'timeline.svg'), `${name}: timeline.svg as stored`);
+    t.equal(renderJunit(ev), read(fx(name), 'junit.xml'), `${name}: junit.xml as stored`);
+    const dir = copyRun(t, name);
+    writeReports(dir);
+    const first = ['report.md', 'timeline.svg', 'junit.xml'].map((f) => readFileSync(path.join(dir, f), 'utf8'));
+    writeReports(dir);
+    const second = ['report.md', 'timeline.svg', 'junit.xml'].map((f) => readFileSync(path.join(dir, f), 'utf8'));
+    t.same(second, first, `${name}: writing twice changes nothing (outputs are not evidence)`);
+    t.equal(first[0], read(fx(name), 'report.md'), `${name}: a copy elsewhere reports the same`);
+  }
+});
+
+t.test('a FAIL run says so up front, with the reasons, and does not count what did not land or recover', async (t) => {
+  const md = renderReport(fx('run-fail'));
+  const v = JSON.parse(read(fx('run-fail'), 'verdict.json')) as Verdict;
+  const head = md.slice(0, md.indexOf('## Provenance'));
+  t.match(head, /— FAIL\n/);
+  t.match(head, '**Verdict: FAIL.** This run does not support the claim: the verdict is FAIL (exit code 1).');
+  for (const r of v.reasons) t.match(head, `- ${r}`);
+  for (const w of v.warnings) t.match(head, `- ${w}`);
+  t.match(md, /Not counted as survived \(2\):/);
+  t.match(md, /- f009 protocol-point at sink\.after-commit: not landed/);
+  t.match(md, /- f005 partition on worker-3: not recovered/);
+  t.match(md, /\| `sink\.after-commit` \| yes \| 0 of 1 \| \*\*no\*\* \|/);
+  t.match(md, 'Mandatory points not covered: `sink.after-commit`.');
+  t.match(md, /\| Duplicates \(an event id committed twice\) \| 3 \| 3 \| yes \|/);
+  t.match(md, '- **Demonstrated:** nothing.');
+});
+
+t.test('an aborted run: missing evidence named, nothing certified', async (t) => {
+  const md = renderReport(fx('run-aborted'));
+  t.match(md, /— ABORTED\n/);
+  t.match(md, "the run left no verdict.json, so it is treated as ABORTED");
+  t.match(md, 'Evidence missing from the run directory: `recount.json`, `verdict.json`.');
+  t.match(md, 'Not available: `recount.json` is not in the run directory.');
+  t.match(md, '- **The run was aborted**');
+  t.match(md, /not attempted/);
+  for (const s of SECTIONS) t.match(md, `\n${s}\n`, `${s} present even so`);
+  // Even an empty directory gives a report.
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'clink-qual-empty-'));
+  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
+  const empty = renderReport(tmp);
+  t.match(empty, /ABORTED/);
+  t.match(empty, 'Not available: `provenance.json`');
+  t.ok(balanced(renderTimelineSvg(readRunEvidence(tmp))));
+});
+
+t.test('timeline.svg: well-formed, one band per landed fault, one tick per checkpoint, both lines', async (t) => {
+  for (const name of ['run-pass', 'run-fail', 'run-aborted']) {
+    const svg = read(fx(name), 'timeline.svg');
+    t.ok(balanced(svg), `${name}: balanced tags`);
+    t.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    const landed = new Set(jsonl<ChaosRecord>(path.join(fx(name), 'chaos.jsonl')).filter((c) => c.phase === 'landed').map((c) => c.faultId));
+    const bands = [...svg.matchAll(/<rect class="fault-band" data-fault="(f\d+)"/g)].map((m) => m[1]);
+    t.equal(bands.length, landed.size, `${name}: ${landed.size} bands`);
+    t.same(new Set(bands), landed);
+    const cps = read(fx(name), 'checkpoints.jsonl').split('\n').filter(Boolean).length;
+    t.equal((svg.match(/<line class="checkpoint"/g) ?? []).length, cps, `${name}: ${cps} checkpoint ticks`);
+    t.match(svg, /<polyline class="committed"/);
+    t.match(svg, /<polyline class="produced"/);
+    t.match(svg, /worker-kill \(\d+\)/, 'legend by kind');
+  }
+});
+
+t.test('junit.xml: one case per gate condition, fault, counter, and the recount', async (t) => {
+  for (const name of ['run-pass', 'run-fail']) {
+    const xml = read(fx(name), 'junit.xml');
+    t.ok(balanced(xml), `${name}: balanced`);
+    const gate = JSON.parse(read(fx(name), 'gate.json')).conditions.length;
+    const faults = JSON.parse(read(fx(name), 'plan.json')).length;
+    t.equal((xml.match(/<testcase /g) ?? []).length, gate + faults + 6 + 1, `${name}: case count`);
+  }
+  t.match(read(fx('run-pass'), 'junit.xml'), /<testsuites name="clink-qual quick-20260821-101500" tests="31" failures="0"/);
+  const fail = read(fx('run-fail'), 'junit.xml');
+  t.match(fail, /<testsuites name="clink-qual quick-20260821-113000" tests="31" failures="3"/);
+  t.match(fail, /<testcase name="duplicates" classname="quick-20260821-113000.counters">\n\s+<failure message="duplicates = 3"\/>/);
+});
