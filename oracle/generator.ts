@@ -109,45 +109,142 @@ export class Generator {
 
   /** The canonical JSON line of event (p, seq), without the newline. */
   line(p: number, seq: number): string {
-    const { key, payload } = this.#draw(p, seq);
-    return `{"id":"${p}-${seq}","p":${p},"seq":${seq},"key":"${key}","payload":"${payload}"}`;
+    return serialize(this.event(p, seq));
+  }
+
+  // The sfc32 stream of the event being drawn (one generator, one event at a time).
+  #a = 0;
+  #b = 0;
+  #c = 0;
+  #d = 0;
+  #n = 0;
+
+  #seedStream(p: number, seq: number): void {
+    const lo = seq >>> 0;
+    const hi = Math.floor(seq / 4294967296) >>> 0;
+    this.#a = fmix(this.#s0 ^ Math.imul(p + 1, 0x9e3779b1));
+    this.#b = fmix(this.#s1 ^ lo);
+    this.#c = fmix(this.#s2 ^ Math.imul(hi + 0x632be5ab, 0x85ebca77) ^ this.#a);
+    this.#d = fmix(this.#s3 ^ Math.imul(lo, 0xc2b2ae3d) ^ this.#b);
+    this.#n = 1;
+    for (let i = 0; i < 4; i++) this.#next();
+  }
+
+  #next(): number {
+    const a = this.#a | 0;
+    const b = this.#b | 0;
+    const c = this.#c | 0;
+    const d = this.#d | 0;
+    const t = (((a + b) | 0) + d) | 0;
+    this.#d = (d + this.#n++) | 0;
+    this.#a = b ^ (b >>> 9);
+    this.#b = (c + (c << 3)) | 0;
+    this.#c = (((c << 21) | (c >>> 11)) + t) | 0;
+    return t >>> 0;
   }
 
   #draw(p: number, seq: number): { key: string; payload: string } {
-    const lo = seq >>> 0;
-    const hi = Math.floor(seq / 4294967296) >>> 0;
-    // Seed an sfc32 stream from (seed, p, seq).
-    let a = fmix(this.#s0 ^ Math.imul(p + 1, 0x9e3779b1));
-    let b = fmix(this.#s1 ^ lo);
-    let c = fmix(this.#s2 ^ Math.imul(hi + 0x632be5ab, 0x85ebca77) ^ a);
-    let d = fmix(this.#s3 ^ Math.imul(lo, 0xc2b2ae3d) ^ b);
-    let counter = 1;
-    const next = (): number => {
-      a >>>= 0;
-      b >>>= 0;
-      c >>>= 0;
-      d >>>= 0;
-      const t = (((a + b) | 0) + d) | 0;
-      d = (d + counter++) | 0;
-      a = b ^ (b >>> 9);
-      b = (c + (c << 3)) | 0;
-      c = (c << 21) | (c >>> 11);
-      c = (c + t) | 0;
-      return t >>> 0;
-    };
-    for (let i = 0; i < 4; i++) next();
-    const key = this.keyName(next() % this.keys);
-    const len = PAYLOAD_MIN + (next() % (PAYLOAD_MAX - PAYLOAD_MIN + 1));
+    this.#seedStream(p, seq);
+    const key = this.keyName(this.#next() % this.keys);
+    const len = PAYLOAD_MIN + (this.#next() % (PAYLOAD_MAX - PAYLOAD_MIN + 1));
     const chars = this.#chars;
-    let payload = '';
+    const parts = new Array<string>(len);
     let r = 0;
     for (let i = 0; i < len; i++) {
-      if (i % 5 === 0) r = next();
-      payload += chars[r & 63];
+      if (i % 5 === 0) r = this.#next();
+      parts[i] = chars[r & 63]!;
       r >>>= 6;
     }
-    return { key, payload };
+    return { key, payload: parts.join('') };
   }
+
+  /**
+   * True when bytes [from, to) of `buf`, which start just after `{"id":"<p>-<seq>"`, are
+   * exactly the rest of event (p, seq)'s canonical line; `pFrom..pTo` and `sFrom..sTo` are
+   * where the id's digits of p and seq lie in buf. Compares in place and allocates nothing:
+   * the oracle calls this for every committed line.
+   */
+  matchesRest(buf: Uint8Array, from: number, to: number, p: number, seq: number, pFrom: number, pTo: number, sFrom: number, sTo: number): boolean {
+    let i = from;
+    if (!bytesAt(buf, i, B_P)) return false;
+    i += B_P.length;
+    for (let k = pFrom; k < pTo; k++) if (buf[i++] !== buf[k]) return false;
+    if (!bytesAt(buf, i, B_SEQ)) return false;
+    i += B_SEQ.length;
+    for (let k = sFrom; k < sTo; k++) if (buf[i++] !== buf[k]) return false;
+    if (!bytesAt(buf, i, B_KEY)) return false;
+    i += B_KEY.length;
+    // The sfc32 stream of #seedStream/#next, inlined in locals: this loop is the oracle's hot path.
+    const lo = seq >>> 0;
+    const hi = Math.floor(seq / 4294967296) >>> 0;
+    let a = fmix(this.#s0 ^ Math.imul(p + 1, 0x9e3779b1)) | 0;
+    let b = fmix(this.#s1 ^ lo) | 0;
+    let c = fmix(this.#s2 ^ Math.imul(hi + 0x632be5ab, 0x85ebca77) ^ a) | 0;
+    let d = fmix(this.#s3 ^ Math.imul(lo, 0xc2b2ae3d) ^ b) | 0;
+    let n = 1;
+    let t = 0;
+    // Draws 6 values (4 discarded, key, length); the payload draws more below.
+    let keyIndex = 0;
+    let len = 0;
+    for (let k = 0; k < 6; k++) {
+      t = (((a + b) | 0) + d) | 0;
+      d = (d + n++) | 0;
+      a = b ^ (b >>> 9);
+      b = (c + (c << 3)) | 0;
+      c = (((c << 21) | (c >>> 11)) + t) | 0;
+      if (k === 4) keyIndex = (t >>> 0) % this.keys;
+      else if (k === 5) len = PAYLOAD_MIN + ((t >>> 0) % (PAYLOAD_MAX - PAYLOAD_MIN + 1));
+    }
+    // k + zero-padded digits, compared arithmetically.
+    if (buf[i++] !== 107) return false; // 'k'
+    const w = this.#keyWidth;
+    let rest = keyIndex;
+    for (let k = w - 1; k >= 0; k--) {
+      const dig = rest % 10;
+      rest = (rest - dig) / 10;
+      if (buf[i + k] !== 48 + dig) return false;
+    }
+    if (rest !== 0) return false;
+    i += w;
+    if (!bytesAt(buf, i, B_PAYLOAD)) return false;
+    i += B_PAYLOAD.length;
+    if (to - i !== len + 2) return false;
+    let r = 0;
+    for (let k = 0; k < len; k++) {
+      if (k % 5 === 0) {
+        t = (((a + b) | 0) + d) | 0;
+        d = (d + n++) | 0;
+        a = b ^ (b >>> 9);
+        b = (c + (c << 3)) | 0;
+        c = (((c << 21) | (c >>> 11)) + t) | 0;
+        r = t >>> 0;
+      }
+      if (buf[i + k] !== CODES[r & 63]) return false;
+      r >>>= 6;
+    }
+    i += len;
+    return buf[i] === 34 && buf[i + 1] === 125; // '"}'
+  }
+}
+
+const enc = new TextEncoder();
+const B_P = enc.encode(',"p":');
+const B_SEQ = enc.encode(',"seq":');
+const B_KEY = enc.encode(',"key":"');
+const B_PAYLOAD = enc.encode('","payload":"');
+const B_PREFIX = enc.encode('{"id":"');
+
+function bytesAt(buf: Uint8Array, at: number, what: Uint8Array): boolean {
+  if (at + what.length > buf.length) return false;
+  for (let k = 0; k < what.length; k++) if (buf[at + k] !== what[k]) return false;
+  return true;
+}
+
+const CODES = Uint8Array.from(ALPHABET, (ch) => ch.charCodeAt(0));
+
+/** The canonical serialisation of an event: fixed field order, no spaces, no newline. */
+export function serialize(e: GeneratedEvent): string {
+  return `{"id":"${e.id}","p":${e.p},"seq":${e.seq},"key":"${e.key}","payload":"${e.payload}"}`;
 }
 
 /** What a line is, judged against the seed. */
@@ -159,23 +256,36 @@ export type LineVerdict =
   /** Not a JSON object at all. */
   | { kind: 'unparsable' };
 
-const PREFIX = '{"id":"';
-
 /**
- * Judges one line (no newline) against the generator. Fast path: read p and seq from the
- * canonical prefix and compare the whole line with the regenerated one; only a line that
- * fails that is JSON-parsed to tell a foreign record from garbage.
+ * Judges bytes [start, end) of buf — one line, without its newline — against the generator.
+ * Fast path: read p and seq from the canonical prefix and compare the whole line with the
+ * regenerated one in place; only a line that fails that is decoded and JSON-parsed, to
+ * tell a foreign record from garbage.
  */
-export function judgeLine(gen: Generator, line: string): LineVerdict {
-  if (line.startsWith(PREFIX)) {
-    const dash = line.indexOf('-', PREFIX.length);
-    const quote = dash > 0 ? line.indexOf('"', dash) : -1;
-    if (quote > 0 && dash - PREFIX.length <= 6 && quote - dash - 1 <= 16) {
-      const p = parseDigits(line, PREFIX.length, dash);
-      const seq = parseDigits(line, dash + 1, quote);
-      if (p >= 0 && seq >= 0 && p < gen.partitions && line === gen.line(p, seq)) return { kind: 'event', p, seq };
+export function judgeSpan(gen: Generator, buf: Uint8Array, start: number, end: number): LineVerdict {
+  if (bytesAt(buf, start, B_PREFIX) && end <= buf.length) {
+    const pFrom = start + B_PREFIX.length;
+    const pTo = scanDigits(buf, pFrom, end);
+    if (pTo > pFrom && buf[pTo] === 45 /* - */) {
+      const sFrom = pTo + 1;
+      const sTo = scanDigits(buf, sFrom, end);
+      if (sTo > sFrom && buf[sTo] === 34 /* " */) {
+        const p = digitsValue(buf, pFrom, pTo);
+        const seq = digitsValue(buf, sFrom, sTo);
+        if (p >= 0 && seq >= 0 && p < gen.partitions && gen.matchesRest(buf, sTo + 1, end, p, seq, pFrom, pTo, sFrom, sTo)) return { kind: 'event', p, seq };
+      }
     }
   }
+  return classify(gen, Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8'));
+}
+
+/** Judges one line (no newline) against the generator. */
+export function judgeLine(gen: Generator, line: string): LineVerdict {
+  const b = Buffer.from(line, 'utf8');
+  return judgeSpan(gen, b, 0, b.length);
+}
+
+function classify(gen: Generator, line: string): LineVerdict {
   let v: unknown;
   try {
     v = JSON.parse(line);
@@ -191,15 +301,21 @@ export function judgeLine(gen: Generator, line: string): LineVerdict {
   return { kind: 'foreign', reason: `line for ${p}-${seq} does not match the seed` };
 }
 
-/** Parses a run of ASCII digits [from, to) without leading zeros; -1 if it is not one. */
-function parseDigits(s: string, from: number, to: number): number {
-  if (to <= from || to - from > 16) return -1;
-  if (to - from > 1 && s.charCodeAt(from) === 48) return -1;
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    n = n * 10 + c;
+/** End of the run of ASCII digits starting at from (at most 16 of them, to stay exact). */
+function scanDigits(buf: Uint8Array, from: number, end: number): number {
+  let i = from;
+  while (i < end && i - from <= 16) {
+    const c = buf[i]!;
+    if (c < 48 || c > 57) break;
+    i++;
   }
+  return i;
+}
+
+/** Value of the digits [from, to); -1 for a leading zero (not canonical) or an unsafe integer. */
+function digitsValue(buf: Uint8Array, from: number, to: number): number {
+  if (to - from > 16 || (to - from > 1 && buf[from] === 48)) return -1;
+  let n = 0;
+  for (let i = from; i < to; i++) n = n * 10 + (buf[i]! - 48);
   return Number.isSafeInteger(n) ? n : -1;
 }

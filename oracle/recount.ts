@@ -31,6 +31,8 @@ export interface RecountOptions {
 export interface RecountResult {
   recount: Recount;
   findings: string[];
+  /** The tally the recount built (the benchmark measures its memory). */
+  tally: EventTally;
 }
 
 async function withRetry<T>(attempts: number, fn: () => Promise<T>): Promise<T> {
@@ -103,7 +105,7 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
       perPartition: figures.map((f) => ({ partition: f.partition, produced: f.produced, distinct: f.distinct, highestSeq: f.highestSeq })),
       durationS: Math.round((Date.now() - t0) / 10) / 100,
     };
-    return { recount, findings };
+    return { recount, findings, tally };
   } finally {
     store.destroy();
   }

@@ -34,10 +34,11 @@
  * per-partition overflow set, so a fabricated seq of 10^15 cannot blow the heap.
  */
 import { GrowableBitset } from './bitset.ts';
-import { judgeLine, type Generator } from './generator.ts';
+import { judgeSpan, type Generator } from './generator.ts';
 import type { Counters } from '../lib/evidence.ts';
 
 const OVERFLOW_FLOOR = 1 << 26;
+const NL = 10;
 
 export interface ObjectJudgement {
   lines: number;
@@ -89,17 +90,15 @@ export class EventTally {
       this.corrupted++;
       return j;
     }
-    const text = body.toString('latin1');
     const gen = this.gen;
     let start = 0;
-    const end = text.length;
+    const end = body.length;
     while (start < end) {
-      let nl = text.indexOf('\n', start);
+      let nl = body.indexOf(NL, start);
       if (nl < 0) nl = end;
-      const line = text.slice(start, nl);
+      const v = judgeSpan(gen, body, start, nl);
       start = nl + 1;
       j.lines++;
-      const v = judgeLine(gen, line);
       if (v.kind === 'event') {
         j.events++;
         if (!this.#mark(v.p, v.seq)) j.duplicates++;

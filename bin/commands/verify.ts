@@ -1,11 +1,126 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from '../../lib/cli.ts';
-import { QualError } from '../../lib/errors.ts';
+import { EXIT, QualError } from '../../lib/errors.ts';
+import { COUNTER_NAMES, type Recount } from '../../lib/evidence.ts';
+import { recount } from '../../oracle/recount.ts';
+import { checkOracleSettings, checkProduced, readOracleSettings, readProduced, type OracleSettings } from '../../oracle/run-settings.ts';
 
 const command: Command = {
   name: 'verify',
-  summary: 'not built yet',
-  async run() {
-    throw new QualError('INTERNAL', 'verify is not built yet');
+  summary: 'Recount a settled bucket from scratch against a seed (a run dir, or explicit settings)',
+  description: `Lists the output prefix, fetches every object and judges every line against the
+generator's seed, from scratch, in this process: the verdict's independent recount.
+
+With RUN_DIR: settings from RUN_DIR/campaign.resolved.json (its 'oracle' object: seed,
+partitions, keys, bucket, prefix, endpoint), produced counts from RUN_DIR/produced.json
+({"perPartition": [...]}), mutations checked against RUN_DIR/ledger.jsonl when present;
+writes RUN_DIR/recount.json. Without RUN_DIR: give --endpoint, --bucket, --prefix, --seed,
+--partitions, --keys and --produced; nothing is written unless --out is given.
+
+Credentials: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; when unset in RUN_DIR mode, the
+live rig's store credentials. They are never printed.
+
+Counters: duplicates (an event id seen again), gaps (missing sequences below a partition's
+highest committed one), foreign (a line that is not a generated event of this seed and
+range), corrupted (zero-byte or unparsable objects), mutations (judged objects changed or
+gone, against the ledger), pastProduced (events at or beyond what was produced).
+Exit 0 when every counter is zero, 1 otherwise, 254 for bad arguments or files.`,
+  positionals: [{ name: 'RUN_DIR', description: 'A run directory (runs/<run-id>)' }],
+  options: {
+    endpoint: { type: 'string', valueName: 'URL', description: 'S3 endpoint (standalone mode)' },
+    bucket: { type: 'string', valueName: 'NAME', description: 'Bucket (standalone mode)' },
+    prefix: { type: 'string', valueName: 'PREFIX', description: "Object key prefix (standalone mode; default '')" },
+    region: { type: 'string', valueName: 'REGION', description: 'Region (standalone mode)', default: 'us-east-1' },
+    seed: { type: 'string', valueName: 'SEED', description: "The generator's seed (standalone mode)" },
+    partitions: { type: 'string', valueName: 'N', description: 'Input partitions (standalone mode)' },
+    keys: { type: 'string', valueName: 'K', description: 'Distinct keys (standalone mode)' },
+    produced: { type: 'string', valueName: 'n0,n1,...', description: 'Events produced per partition (standalone mode)' },
+    ledger: { type: 'string', valueName: 'FILE', description: 'Ledger to check mutations against (default RUN_DIR/ledger.jsonl)' },
+    out: { type: 'string', valueName: 'FILE', description: 'Where to write recount.json (default RUN_DIR/recount.json)' },
+    concurrency: { type: 'string', valueName: 'N', description: 'Parallel GETs', default: '16' },
+    json: { type: 'boolean', description: 'Print the Recount as JSON' },
+  },
+  examples: [
+    'clink-qual verify runs/qual03-20260821a',
+    'clink-qual verify --endpoint http://127.0.0.1:9000 --bucket out --prefix run1/ --seed qual03 --partitions 4 --keys 50000 --produced 100,100,100,100',
+  ],
+  async run({ values, positionals }) {
+    const runDir = positionals[0];
+    const v = values as Record<string, string | boolean | undefined>;
+    const int = (name: string, s: string | undefined): number => {
+      const n = Number(s);
+      if (s === undefined || !Number.isInteger(n) || n < 1) throw new QualError('BAD_ARGUMENTS', `--${name} must be a positive integer (got ${s ?? 'nothing'})`);
+      return n;
+    };
+    const concurrency = int('concurrency', v.concurrency as string);
+    let settings: OracleSettings;
+    let produced: number[];
+    let ledgerPath = v.ledger as string | undefined;
+    let outPath = v.out as string | undefined;
+    let credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+    if (process.env.AWS_ACCESS_KEY_ID && process.env.AWS_SECRET_ACCESS_KEY) {
+      credentials = { accessKeyId: process.env.AWS_ACCESS_KEY_ID, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY };
+    }
+    if (runDir) {
+      const standalone = ['endpoint', 'bucket', 'prefix', 'seed', 'partitions', 'keys', 'produced'].filter((k) => v[k] !== undefined);
+      if (standalone.length) throw new QualError('BAD_ARGUMENTS', `give either RUN_DIR or the explicit settings, not both (--${standalone.join(', --')})`);
+      if (!existsSync(runDir)) throw new QualError('BAD_ARGUMENTS', `no such run directory: ${runDir}`);
+      settings = readOracleSettings(runDir);
+      produced = readProduced(runDir, settings.partitions);
+      ledgerPath ??= path.join(runDir, 'ledger.jsonl');
+      outPath ??= path.join(runDir, 'recount.json');
+      if (!credentials) {
+        const { readRigState, readStoreCredentials } = await import('../../rig/state.ts');
+        credentials = readStoreCredentials(readRigState());
+      }
+    } else {
+      const missing = ['endpoint', 'bucket', 'seed', 'partitions', 'keys', 'produced'].filter((k) => v[k] === undefined);
+      if (missing.length) throw new QualError('BAD_ARGUMENTS', `without RUN_DIR, give --${missing.join(', --')}\nRun 'clink-qual verify --help' for usage.`);
+      try {
+        settings = checkOracleSettings(
+          { seed: v.seed, partitions: Number(v.partitions), keys: Number(v.keys), bucket: v.bucket, prefix: v.prefix ?? '', endpoint: v.endpoint, region: v.region },
+          'arguments',
+        );
+        produced = checkProduced(String(v.produced).split(',').map((x) => (x.trim() === '' ? NaN : Number(x))), settings.partitions, '--produced');
+      } catch (err) {
+        throw new QualError('BAD_ARGUMENTS', (err as Error).message.replace(/field '(\w+)'/, '--$1'));
+      }
+      if (!credentials) throw new QualError('BAD_ARGUMENTS', 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+    }
+    const { recount: r, findings } = await recount({ settings, credentials, produced, ledgerPath, concurrency });
+    if (outPath) writeFileSync(outPath, JSON.stringify(r, null, 2) + '\n');
+    const clean = COUNTER_NAMES.every((c) => r.counters[c] === 0);
+    if (v.json) console.log(JSON.stringify(r, null, 2));
+    else console.log(renderTable(settings, r, findings, outPath));
+    return clean ? EXIT.ok : EXIT.fail;
   },
 };
 export default command;
+
+function renderTable(s: OracleSettings, r: Recount, findings: string[], outPath: string | undefined): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const produced = r.perPartition.reduce((a, p) => a + p.produced, 0);
+  const rows: [string, string][] = [
+    ['Bucket', `s3://${s.bucket}/${s.prefix}`],
+    ['Seed', `${s.seed} (${s.partitions} partitions, ${n(s.keys)} keys)`],
+    ['Objects read', n(r.objects)],
+    ['Lines', n(r.lines)],
+    ['Bytes', n(r.bytes)],
+    ['Events produced', n(produced)],
+    ['Distinct events committed', n(r.distinctEvents)],
+    ...COUNTER_NAMES.map((c) => [c, n(r.counters[c])] as [string, string]),
+    ['Duration', `${r.durationS} s`],
+  ];
+  const lines = rows.map(([k, val]) => `${k.padEnd(28)} ${val}`);
+  lines.push('', 'partition  produced     distinct     highest seq');
+  for (const p of r.perPartition) lines.push(`${String(p.partition).padEnd(10)} ${n(p.produced).padEnd(12)} ${n(p.distinct).padEnd(12)} ${p.highestSeq}`);
+  if (findings.length) {
+    lines.push('', 'Findings (first ones):');
+    for (const f of findings.slice(0, 20)) lines.push(`  ${f}`);
+  }
+  const clean = COUNTER_NAMES.every((c) => r.counters[c] === 0);
+  lines.push('', clean ? 'CLEAN: every counter is zero.' : `NOT CLEAN: ${COUNTER_NAMES.filter((c) => r.counters[c] > 0).join(', ')}.`);
+  if (outPath) lines.push(`Written: ${outPath}`);
+  return lines.join('\n');
+}

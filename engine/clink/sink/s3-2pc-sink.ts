@@ -28,6 +28,7 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -59,6 +60,10 @@ export interface S3SinkOptions {
   commitDeadlineMs?: number;
   /** Same for the uploads of prepare. Default: never (the runtime may close() the sink to stop it). */
   prepareDeadlineMs?: number;
+  /** How many InvalidPart answers to a completion (with no object at the key) before it is an integrity error. Default 20. */
+  invalidPartRetries?: number;
+  /** Timeout of a CompleteMultipartUpload request (never aborted otherwise). Default 300000. */
+  completeTimeoutMs?: number;
   /** Per-request timeouts for the created client. Default 5000 each. */
   requestTimeoutMs?: number;
   connectionTimeoutMs?: number;
@@ -225,7 +230,7 @@ async function listUploadsAtKey(s3: S3Like, bucket: string, key: string, abortSi
 // ---------------------------------------------------------------------------------------
 // Error classification
 
-type ErrorClass = 'transient' | 'no-such-upload' | 'not-found' | 'fatal';
+type ErrorClass = 'transient' | 'no-such-upload' | 'invalid-part' | 'not-found' | 'fatal';
 
 const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'UND_ERR_SOCKET']);
 const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeTooSkewed', 'SlowDown', 'ServiceUnavailable', 'InternalError', 'XMinioServerNotInitialized', 'XMinioReadQuorum', 'XMinioWriteQuorum', 'OperationAborted', 'ThrottlingException', 'RequestTimeoutException']);
@@ -235,6 +240,7 @@ export function classifyError(e: unknown): ErrorClass {
   if (!err || typeof err !== 'object') return 'fatal';
   const name = err.name ?? err.Code ?? '';
   if (name === 'NoSuchUpload' || err.Code === 'NoSuchUpload') return 'no-such-upload';
+  if (name === 'InvalidPart' || err.Code === 'InvalidPart') return 'invalid-part';
   const status = err.$metadata?.httpStatusCode;
   if (name === 'NotFound' || name === 'NoSuchKey' || (status === 404 && name !== 'NoSuchBucket')) return 'not-found';
   if (TRANSIENT_NAMES.has(name)) return 'transient';
@@ -267,9 +273,19 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
   const partSize = opts.partSize ?? MIN_PART_SIZE;
   const backoffBase = opts.backoffBaseMs ?? 100;
   const backoffCap = opts.backoffCapMs ?? 2000;
+  const invalidPartRetries = opts.invalidPartRetries ?? 20;
   const bucket = ctx.bucket;
 
   let client: S3Like | undefined = opts.client;
+  /**
+   * CompleteMultipartUpload goes through its own client, with a long timeout and never
+   * aborted by us: MinIO destroys an upload's parts without creating the object when the
+   * client of a completion disconnects before the store processes it (seen on the pinned
+   * build with the store SIGSTOPped; test/rig/sink-s3-2pc.test.ts reproduces it).
+   */
+  let completeClient: S3Like | undefined = opts.client;
+  let completesInFlight = 0;
+  let destroyCompleteClientWhenIdle = false;
   const ownsClient = !opts.client;
   let closed = false;
   const aborter = new AbortController();
@@ -285,6 +301,18 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
     return client;
   };
   const send = (cmd: unknown): Promise<any> => s3().send(cmd, { abortSignal: aborter.signal });
+  /** Sends a CompleteMultipartUpload with no abort signal and the long timeout. */
+  const sendComplete = async (cmd: unknown): Promise<any> => {
+    s3();
+    const c = completeClient!;
+    completesInFlight++;
+    try {
+      return await c.send(cmd);
+    } finally {
+      completesInFlight--;
+      if (completesInFlight === 0 && destroyCompleteClientWhenIdle) c.destroy?.();
+    }
+  };
 
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -424,30 +452,50 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
     };
   }
 
-  /** Confirms by HEAD that the handle's object is the committed one; throws SinkIntegrityError otherwise. */
-  async function verifyCommitted(h: UploadHandle): Promise<void> {
-    let head: { ETag?: string; ContentLength?: number; Metadata?: Record<string, string> } | null;
+  /** ListParts of the handle's upload: 'ok' when every part of the handle is there with its ETag. */
+  async function probeParts(h: UploadHandle): Promise<string> {
+    const seen = new Map<number, string>();
+    let marker: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const r = await send(new ListPartsCommand({ Bucket: bucket, Key: h.key, UploadId: h.uploadId, PartNumberMarker: marker }));
+      for (const p of r.Parts ?? []) seen.set(p.PartNumber, stripQuotes(p.ETag));
+      if (!r.IsTruncated || !r.NextPartNumberMarker) break;
+      marker = String(r.NextPartNumberMarker);
+    }
+    const missing = h.parts.filter((p) => seen.get(p.partNumber) !== stripQuotes(p.etag)).map((p) => p.partNumber);
+    return missing.length ? `parts ${missing.join(',')} missing or changed (${seen.size} listed)` : 'ok';
+  }
+
+  /** What is at the handle's key: its committed object, nothing, or something else. */
+  async function inspect(h: UploadHandle): Promise<{ state: 'ours' } | { state: 'missing' } | { state: 'foreign'; problems: string[] }> {
     const r = await withRetry(`head key=${h.key}`, opts.commitDeadlineMs, async () => {
       try {
-        return await send(new HeadObjectCommand({ Bucket: bucket, Key: h.key }));
+        return (await send(new HeadObjectCommand({ Bucket: bucket, Key: h.key }))) as { ETag?: string; ContentLength?: number; Metadata?: Record<string, string> };
       } catch (e) {
         if (classifyError(e) === 'not-found') return null;
         throw e;
       }
     });
     if (!r.ok) throw new Error('unreachable');
-    head = r.value;
-    if (!head) {
-      throw loud(h, `upload ${h.uploadId} is gone (NoSuchUpload) and no object exists at ${h.key}: the checkpointed records are LOST`);
-    }
+    const head = r.value;
+    if (!head) return { state: 'missing' };
     const etag = stripQuotes(head.ETag);
     const token = head.Metadata?.['clink-token'];
     const problems: string[] = [];
     if (etag !== h.expectedEtag) problems.push(`ETag ${etag} != expected ${h.expectedEtag}`);
     if (head.ContentLength !== undefined && head.ContentLength !== h.bytes) problems.push(`size ${head.ContentLength} != expected ${h.bytes}`);
     if (token !== h.token) problems.push(`clink-token ${token ?? '(none)'} != expected ${h.token}`);
-    if (problems.length) {
-      throw loud(h, `upload ${h.uploadId} is gone (NoSuchUpload) and the object at ${h.key} is not ours (${problems.join('; ')}): FOREIGN OR CORRUPTED object`);
+    return problems.length ? { state: 'foreign', problems } : { state: 'ours' };
+  }
+
+  /** After NoSuchUpload: the object must be the committed one; anything else is a SinkIntegrityError. */
+  async function verifyCommitted(h: UploadHandle): Promise<void> {
+    const at = await inspect(h);
+    if (at.state === 'missing') {
+      throw loud(h, `upload ${h.uploadId} is gone (NoSuchUpload) and no object exists at ${h.key}: the checkpointed records are LOST`);
+    }
+    if (at.state === 'foreign') {
+      throw loud(h, `upload ${h.uploadId} is gone (NoSuchUpload) and the object at ${h.key} is not ours (${at.problems.join('; ')}): FOREIGN OR CORRUPTED object`);
     }
   }
 
@@ -457,59 +505,85 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
     return err;
   }
 
-  /** CompleteMultipartUpload, idempotent: NoSuchUpload → verify by HEAD; transient → retry. */
+  /**
+   * CompleteMultipartUpload, idempotent:
+   *  - success → the answered ETag must be the expected one;
+   *  - NoSuchUpload → already completed (by us, earlier, or by a previous process): verify by HEAD;
+   *  - InvalidPart → MinIO's answer when another completion of the same upload (a timed-out
+   *    attempt the store was still processing, maybe from a dead process) is under way or
+   *    has just moved the parts: HEAD; ours → done; otherwise retry (bounded);
+   *  - timeout / connection error / 5xx / SlowDown → outcome unknown: retry with backoff;
+   *  - anything else → thrown.
+   */
   async function complete(h: UploadHandle): Promise<void> {
     if (h.bucket !== bucket) throw new Error(`handle for bucket ${h.bucket} given to a sink on ${bucket}`);
-    let outcome: 'completed' | 'no-such-upload' | 'given-up';
-    let returnedEtag: string | undefined;
-    try {
-      const r = await withRetry(
-        `complete key=${h.key} upload=${h.uploadId}`,
-        opts.commitDeadlineMs,
-        () =>
-          send(
-            new CompleteMultipartUploadCommand({
-              Bucket: bucket,
-              Key: h.key,
-              UploadId: h.uploadId,
-              MultipartUpload: { Parts: h.parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
-            }),
-          ),
-        mutant === 'abort-on-unknown'
-          ? async (e) => {
-              // MUTANT abort-on-unknown: an unknown outcome is taken as failure; the upload is
-              // aborted and the handle counted as done, so the records are never committed.
-              ctx.log(`clink sink mutant abort-on-unknown: giving up ${h.key} after ${describeError(e)}`);
-              await send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: h.key, UploadId: h.uploadId })).catch(() => undefined);
-              return 'stop';
-            }
-          : undefined,
-      );
-      if (r.ok) {
-        outcome = 'completed';
-        returnedEtag = stripQuotes(r.value.ETag);
-      } else outcome = 'given-up';
-    } catch (e) {
-      if (classifyError(e) !== 'no-such-upload') throw e;
-      outcome = 'no-such-upload';
-    }
-    if (outcome === 'given-up') return;
-    if (outcome === 'completed') {
-      if (returnedEtag && returnedEtag !== h.expectedEtag) {
-        throw loud(h, `CompleteMultipartUpload answered ETag ${returnedEtag}, expected ${h.expectedEtag}`);
+    const what = `complete key=${h.key} upload=${h.uploadId}`;
+    const started = Date.now();
+    let invalidParts = 0;
+    for (let attempt = 1; ; attempt++) {
+      if (closed) throw new SinkClosedError(what);
+      let cls: ErrorClass;
+      let err: unknown;
+      try {
+        // Probe first (read-only, short timeout): a completion is only sent to a store that
+        // has just answered and still holds every staged part, so that a completion is not
+        // left in flight through an outage (see completeClient).
+        const probe = await probeParts(h);
+        if (probe !== 'ok') throw Object.assign(new Error(`staged parts of ${h.key} do not match the handle: ${probe}`), { name: 'InvalidPart' });
+        const out = await sendComplete(
+          new CompleteMultipartUploadCommand({
+            Bucket: bucket,
+            Key: h.key,
+            UploadId: h.uploadId,
+            MultipartUpload: { Parts: h.parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
+          }),
+        );
+        const returned = stripQuotes(out.ETag);
+        if (returned && returned !== h.expectedEtag) throw loud(h, `CompleteMultipartUpload answered ETag ${returned}, expected ${h.expectedEtag}`);
+        return;
+      } catch (e) {
+        if (closed) throw new SinkClosedError(what);
+        if (e instanceof SinkIntegrityError) throw e;
+        cls = classifyError(e);
+        err = e;
       }
-      return;
+      if (cls === 'no-such-upload') {
+        if (mutant === 'abort-on-unknown') {
+          // MUTANT abort-on-unknown: NoSuchUpload taken as "nothing to do", without checking.
+          return;
+        }
+        if (mutant === 'nosuchupload-rewrite') {
+          await rewrite(h);
+          return;
+        }
+        await verifyCommitted(h);
+        return;
+      }
+      if (cls === 'invalid-part') {
+        const at = await inspect(h);
+        if (at.state === 'ours') return;
+        if (at.state === 'foreign') throw loud(h, `completion refused (InvalidPart) and the object at ${h.key} is not ours (${at.problems.join('; ')})`);
+        if (++invalidParts > invalidPartRetries) {
+          throw loud(h, `staged parts missing or changed (InvalidPart) ${invalidParts} times and no object at ${h.key}: the checkpointed records are LOST (${describeError(err)})`);
+        }
+      } else if (cls === 'transient') {
+        if (mutant === 'abort-on-unknown') {
+          // MUTANT abort-on-unknown: an unknown outcome is taken as failure; the upload is
+          // aborted and the handle counted as done, so the records are never committed.
+          ctx.log(`clink sink mutant abort-on-unknown: giving up ${h.key} after ${describeError(err)}`);
+          await send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: h.key, UploadId: h.uploadId })).catch(() => undefined);
+          return;
+        }
+        if (opts.commitDeadlineMs !== undefined && Date.now() - started >= opts.commitDeadlineMs) throw new SinkRetryDeadlineError(what, opts.commitDeadlineMs, err);
+      } else {
+        throw err;
+      }
+      const delay = Math.min(backoffCap, backoffBase * 2 ** Math.min(attempt - 1, 20));
+      if (attempt === 1 || attempt % 10 === 0) {
+        ctx.log(`clink sink retry: subtask=${ctx.subtask} ${what} attempt=${attempt} nextInMs=${delay} error=${describeError(err)}`);
+      }
+      await sleep(delay);
     }
-    // NoSuchUpload.
-    if (mutant === 'abort-on-unknown') {
-      // MUTANT abort-on-unknown: NoSuchUpload taken as "nothing to do", without checking.
-      return;
-    }
-    if (mutant === 'nosuchupload-rewrite') {
-      await rewrite(h);
-      return;
-    }
-    await verifyCommitted(h);
   }
 
   /**
@@ -534,6 +608,9 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
         throw new Error(`s3_2pc_sink: unknown mutant '${mutant}' (known: ${MUTANT_NAMES.join(', ')})`);
       }
       if (!client) client = createS3Client(ctx.s3, { requestTimeoutMs: opts.requestTimeoutMs, connectionTimeoutMs: opts.connectionTimeoutMs });
+      if (!completeClient) {
+        completeClient = createS3Client(ctx.s3, { requestTimeoutMs: opts.completeTimeoutMs ?? 300_000, connectionTimeoutMs: opts.connectionTimeoutMs });
+      }
       ctx.log(
         `clink sink open: family=${SINK_FAMILY} subtask=${ctx.subtask} bucket=${bucket} prefix=${ctx.prefix} checkpointIntervalMs=${ctx.checkpointIntervalMs} mutant=${mutant ?? 'none'}`,
       );
@@ -596,7 +673,13 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
       lines = [];
       bufferedBytes = 0;
       if (ownsClient && client) client.destroy?.();
+      // A completion in flight is left to finish (see completeClient).
+      if (ownsClient && completeClient) {
+        if (completesInFlight === 0) completeClient.destroy?.();
+        else destroyCompleteClientWhenIdle = true;
+      }
       client = undefined;
+      completeClient = undefined;
     },
   };
 }

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+/**
+ * Benchmarks (not timed tests): `npm run bench -- <name> [options]`.
+ *
+ * Each benchmark is one file, bench/<name>.ts, registered below, run in its own Node
+ * process with --expose-gc (so it can measure memory after a collection). Its last line of
+ * output is `RESULT <name> key=value ...`. To add one: write bench/<name>.ts and add a line
+ * to BENCHES.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+const BENCHES: Record<string, { file: string; summary: string }> = {
+  oracle: { file: 'oracle.ts', summary: 'Recount throughput vs a raw GET of the same objects, and the oracle memory per event' },
+};
+
+const [name, ...rest] = process.argv.slice(2);
+if (!name || name === '--help' || name === '-h' || !BENCHES[name]) {
+  console.log('Usage: npm run bench -- <name> [options]   (<name> --help for its options)\n\nBenchmarks:');
+  for (const [n, b] of Object.entries(BENCHES)) console.log(`  ${n.padEnd(12)} ${b.summary}`);
+  process.exitCode = name && name !== '--help' && name !== '-h' ? 254 : 0;
+} else {
+  const child = spawn(process.execPath, ['--expose-gc', path.join(here, BENCHES[name].file), ...rest], { stdio: 'inherit' });
+  child.on('close', (code, signal) => {
+    process.exitCode = code ?? (signal ? 2 : 0);
+  });
+}

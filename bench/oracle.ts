@@ -1,0 +1,161 @@
+/**
+ * The oracle benchmark: can the recount keep up with the store?
+ *
+ * 1. Makes sure the bench bucket holds the dataset: --events events (default 7,500,000,
+ *    QUAL-03's scale) over --partitions partitions, in objects of --per-object events
+ *    (default 2,027 ≈ 7,477,200 / 3,688), written with PutObject. A marker object records
+ *    a complete dataset, so a second run skips the writing.
+ * 2. Times, in the same run and alternating (raw, recount, raw, recount: the best of each),
+ *    a raw GET of every object (bytes read and dropped) and the full recount (list, GET,
+ *    judge every line, tally), both with --concurrency parallel GETs (default 16).
+ * 3. Memory: heapUsed + arrayBuffers after a forced GC, with the recount's tally alive,
+ *    minus the same measured just before the recount began, over the events (the worst round).
+ *
+ * Last line: RESULT oracle events_per_s=<N> ratio_vs_raw_get=<r> bytes_per_event=<b>
+ * Credentials and endpoint: CLINK_QUAL_S3_ENDPOINT + AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY,
+ * else the live rig (test/helpers/endpoints.ts rules).
+ */
+import { parseArgs } from 'node:util';
+import { CreateBucketCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { Generator } from '../oracle/generator.ts';
+import { recount } from '../oracle/recount.ts';
+import { ObjectStore, makeS3Client, mapLimit, type StoreSettings } from '../oracle/store.ts';
+import { readRigState, readStoreCredentials } from '../rig/state.ts';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '7500000' },
+    'per-object': { type: 'string', default: '2027' },
+    partitions: { type: 'string', default: '4' },
+    keys: { type: 'string', default: '50000' },
+    seed: { type: 'string', default: 'oracle-bench' },
+    bucket: { type: 'string', default: 'oracle-bench' },
+    concurrency: { type: 'string', default: '16' },
+    rounds: { type: 'string', default: '2' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (values.help) {
+  console.log('Usage: npm run bench -- oracle [--events N] [--per-object N] [--partitions N] [--keys K] [--seed S] [--bucket B] [--concurrency N] [--rounds N]');
+  process.exit(0);
+}
+const events = Number(values.events);
+const perObject = Number(values['per-object']);
+const partitions = Number(values.partitions);
+const keys = Number(values.keys);
+const concurrency = Number(values.concurrency);
+const rounds = Number(values.rounds);
+const seed = values.seed!;
+const bucket = values.bucket!;
+
+function endpoint(): StoreSettings {
+  const env = process.env;
+  if (env.CLINK_QUAL_S3_ENDPOINT) return { endpoint: env.CLINK_QUAL_S3_ENDPOINT, region: 'us-east-1', accessKeyId: env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '' };
+  const state = readRigState();
+  return { endpoint: state.store.endpoint, region: state.store.region, ...readStoreCredentials(state) };
+}
+
+const st: StoreSettings = { ...endpoint(), requestTimeoutMs: 60_000 };
+const prefix = `data-${seed}-${events}-${partitions}-${perObject}/`;
+const marker = `markers/${prefix}complete`;
+const log = (s: string) => console.log(`bench oracle: ${s}`);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) log('warning: run with --expose-gc (npm run bench does) for honest memory figures');
+const mem = () => {
+  gc?.();
+  gc?.();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+
+// Per partition: events split as evenly as the producer does.
+const perPartition = Array.from({ length: partitions }, (_, p) => Math.floor(events / partitions) + (p < events % partitions ? 1 : 0));
+
+async function ensureDataset(): Promise<void> {
+  const s3 = makeS3Client(st);
+  try {
+    try {
+      await s3.send(new HeadBucketCommand({ Bucket: bucket }));
+    } catch {
+      await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    }
+    try {
+      await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: marker }));
+      log(`dataset already in s3://${bucket}/${prefix} (marker found); not writing it again`);
+      return;
+    } catch {
+      /* not there: write it */
+    }
+    const gen = new Generator({ seed, partitions, keys });
+    const jobs: { p: number; from: number; to: number }[] = [];
+    for (let p = 0; p < partitions; p++) for (let from = 0; from < perPartition[p]!; from += perObject) jobs.push({ p, from, to: Math.min(perPartition[p]!, from + perObject) });
+    const t0 = Date.now();
+    let done = 0;
+    let bytes = 0;
+    await mapLimit(jobs, concurrency, async ({ p, from, to }) => {
+      const parts: string[] = [];
+      for (let seq = from; seq < to; seq++) parts.push(gen.line(p, seq));
+      const body = Buffer.from(parts.join('\n') + '\n');
+      bytes += body.length;
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}p${p}/${String(from).padStart(10, '0')}.jsonl`, Body: body }));
+      if (++done % 500 === 0) log(`wrote ${done}/${jobs.length} objects`);
+    });
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: marker, Body: JSON.stringify({ events, partitions, perObject, objects: jobs.length, bytes }) }));
+    log(`wrote ${jobs.length} objects, ${(bytes / 1e6).toFixed(0)} MB, ${events} events in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  } finally {
+    s3.destroy();
+  }
+}
+
+async function rawGet(): Promise<{ s: number; bytes: number; objects: number }> {
+  const store = new ObjectStore(st, bucket);
+  try {
+    const t0 = performance.now();
+    const listed = await store.list(prefix);
+    let bytes = 0;
+    await mapLimit(listed, concurrency, async (o) => {
+      const got = await store.get(o.key);
+      bytes += got?.body.length ?? 0;
+    });
+    return { s: (performance.now() - t0) / 1000, bytes, objects: listed.length };
+  } finally {
+    store.destroy();
+  }
+}
+
+async function oracle(): Promise<{ s: number; bytesPerEvent: number; distinct: number; clean: boolean; bitsetBytes: number }> {
+  const base = mem();
+  const t0 = performance.now();
+  const r = await recount({ settings: { seed, partitions, keys, bucket, prefix, endpoint: st.endpoint, region: st.region }, credentials: st, produced: perPartition, concurrency, requestTimeoutMs: 60_000 });
+  const s = (performance.now() - t0) / 1000;
+  const grown = mem() - base;
+  const clean = Object.values(r.recount.counters).every((c) => c === 0) && r.recount.distinctEvents === events;
+  if (!clean) log(`the recount is not clean: ${JSON.stringify(r.recount.counters)}, distinct ${r.recount.distinctEvents}; ${r.findings.slice(0, 3).join('; ')}`);
+  // Keep the tally alive until after the measurement.
+  const bitsetBytes = r.tally.bitsetBytes;
+  return { s, bytesPerEvent: Math.max(0, grown) / r.recount.distinctEvents, distinct: r.recount.distinctEvents, clean, bitsetBytes };
+}
+
+await ensureDataset();
+let bestRaw = Infinity;
+let bestOracle = Infinity;
+let bytesPerEvent = 0;
+let rawBytes = 0;
+let objects = 0;
+let allClean = true;
+for (let i = 0; i < rounds; i++) {
+  const raw = await rawGet();
+  rawBytes = raw.bytes;
+  objects = raw.objects;
+  log(`round ${i + 1}: raw GET  ${raw.objects} objects, ${(raw.bytes / 1e6).toFixed(0)} MB in ${raw.s.toFixed(2)} s (${(raw.bytes / 1e6 / raw.s).toFixed(0)} MB/s)`);
+  const o = await oracle();
+  allClean &&= o.clean;
+  log(`round ${i + 1}: recount ${o.distinct} events in ${o.s.toFixed(2)} s (${Math.round(o.distinct / o.s)} events/s), memory growth ${o.bytesPerEvent.toFixed(3)} B/event (bitsets ${o.bitsetBytes} B)`);
+  bestRaw = Math.min(bestRaw, raw.s);
+  bestOracle = Math.min(bestOracle, o.s);
+  // Memory: the worst round (a collection can make one round's growth look smaller than it is).
+  bytesPerEvent = Math.max(bytesPerEvent, o.bytesPerEvent);
+}
+log(`dataset: ${objects} objects, ${(rawBytes / 1e6).toFixed(0)} MB, ${events} events, ${(rawBytes / events).toFixed(1)} B/event on the wire; concurrency ${concurrency}; best of ${rounds}; recount clean: ${allClean}`);
+console.log(`RESULT oracle events_per_s=${Math.round(events / bestOracle)} ratio_vs_raw_get=${(bestRaw / bestOracle).toFixed(3)} bytes_per_event=${bytesPerEvent.toFixed(3)}`);
+if (!allClean) process.exitCode = 1;
