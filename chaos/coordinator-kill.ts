@@ -3,7 +3,7 @@
  * requires that the worker processes survived it: their PIDs must be the same after the
  * next completed checkpoint as before the kill.
  */
-import { signalService, waitPidGone } from '../rig/process.ts';
+import { killService } from '../rig/faults.ts';
 import { FaultNotLanded, type FaultPackage } from './fault.ts';
 
 export const coordinatorKill: FaultPackage = {
@@ -14,13 +14,15 @@ export const coordinatorKill: FaultPackage = {
     const coord = procs.find((p) => p.role === 'coordinator');
     if (!coord) throw new FaultNotLanded('no coordinator process');
     const workersBefore = procs.filter((p) => p.role === 'worker').map((p) => ({ host: p.host, pid: p.pid }));
-    const remote = ctx.remote(coord.host);
-    const pid = await signalService(remote, coord.service, 'KILL');
-    if (pid === null) throw new FaultNotLanded('the coordinator was not running');
-    await waitPidGone(remote, pid);
-    ctx.log(`killed coordinator pid ${pid}`);
+    let ev;
+    try {
+      ev = await killService(ctx.remote(coord.host), coord.service);
+    } catch (err) {
+      throw new FaultNotLanded((err as Error).message);
+    }
+    ctx.log(`killed coordinator pid ${ev.pid}`);
     return {
-      evidence: { host: coord.host, pid, signal: 'SIGKILL', pidGone: true, workerPids: workersBefore },
+      evidence: { host: coord.host, pid: ev.pid, signal: 'SIGKILL', pidGone: ev.gone, workerPids: workersBefore },
       async heal() {
         const p = await ctx.engine.restart(coord.host, 'coordinator');
         return { host: coord.host, restartedPid: p.pid };

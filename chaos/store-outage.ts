@@ -1,13 +1,13 @@
 /**
  * Store outage: SIGSTOP the object store's process (it keeps its sockets, so requests hang
  * rather than being refused, as with a stalled server); heal with SIGCONT. Landing evidence:
- * an S3 request from the operations host times out; healing evidence: it answers again.
+ * the process is stopped (state T) and an S3 request from the operations host times out;
+ * healing evidence: it answers again.
  */
-import { signalService } from '../rig/process.ts';
+import { pauseService, resumeService } from '../rig/faults.ts';
+import { STORE_SERVICE } from '../rig/store.ts';
 import { FaultNotLanded, type FaultPackage } from './fault.ts';
 import { probeStore } from './probes.ts';
-
-export const STORE_SERVICE = 'minio';
 
 export const storeOutage: FaultPackage = {
   kind: 'store-outage',
@@ -15,22 +15,21 @@ export const storeOutage: FaultPackage = {
   async inject(_fault, ctx) {
     const host = ctx.rig.store.host;
     const remote = ctx.remote(host);
-    const pid = await signalService(remote, STORE_SERVICE, 'STOP');
-    if (pid === null) throw new FaultNotLanded(`the store service is not running on ${host}`);
-    const heal = async () => {
-      await remote.exec(`kill -CONT ${pid}`, { check: false });
-      for (let i = 0; i < 20; i++) {
-        const p = await probeStore(ctx.rig, ctx.credentials, 3000);
-        if (p.ok) return { host, pid, signal: 'SIGCONT', s3AnsweredMs: p.ms };
-      }
-      throw new Error(`the store on ${host} did not answer after SIGCONT`);
-    };
+    const heal = async () => ({ host, ...(await resumeService(remote, STORE_SERVICE)) });
+    let paused;
+    try {
+      paused = await pauseService(remote, STORE_SERVICE);
+    } catch (err) {
+      await heal().catch(() => {});
+      throw new FaultNotLanded((err as Error).message);
+    }
+    // The S3 API itself, as the engine uses it, must fail too.
     const probe = await probeStore(ctx.rig, ctx.credentials, 1500);
     if (probe.ok) {
       await heal();
-      throw new FaultNotLanded('the store still answered after SIGSTOP', { pid, probe });
+      throw new FaultNotLanded('the store still answered S3 requests after SIGSTOP', { probe });
     }
-    ctx.log(`store paused (pid ${pid}); S3 request failed after ${probe.ms} ms (${probe.error})`);
-    return { evidence: { host, pid, signal: 'SIGSTOP', s3RequestFailedMs: probe.ms, s3Error: probe.error }, heal };
+    ctx.log(`store paused (pid ${paused.pid}); S3 request failed after ${probe.ms} ms`);
+    return { evidence: { host, ...paused, signal: 'SIGSTOP', s3RequestFailedMs: probe.ms, s3Error: probe.error }, heal };
   },
 };

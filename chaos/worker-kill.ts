@@ -1,5 +1,5 @@
 /** Worker kill: SIGKILL a worker's engine process; heal by starting it again. */
-import { signalService, waitPidGone } from '../rig/process.ts';
+import { killService } from '../rig/faults.ts';
 import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
 export const workerKill: FaultPackage = {
@@ -9,13 +9,15 @@ export const workerKill: FaultPackage = {
     const host = targetOrFirst(fault, ctx.rig, 'worker');
     const proc = (await ctx.engine.processes()).find((p) => p.host === host && p.role === 'worker');
     if (!proc) throw new FaultNotLanded(`no engine worker process on ${host}`);
-    const remote = ctx.remote(host);
-    const pid = await signalService(remote, proc.service, 'KILL');
-    if (pid === null) throw new FaultNotLanded(`the worker on ${host} was not running`, { host });
-    await waitPidGone(remote, pid);
-    ctx.log(`killed worker ${host} pid ${pid}`);
+    let ev;
+    try {
+      ev = await killService(ctx.remote(host), proc.service);
+    } catch (err) {
+      throw new FaultNotLanded((err as Error).message, { host });
+    }
+    ctx.log(`killed worker ${host} pid ${ev.pid}`);
     return {
-      evidence: { host, pid, signal: 'SIGKILL', pidGone: true },
+      evidence: { host, pid: ev.pid, signal: 'SIGKILL', pidGone: ev.gone },
       async heal() {
         const p = await ctx.engine.restart(host, 'worker');
         return { host, restartedPid: p.pid };

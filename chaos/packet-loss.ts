@@ -1,0 +1,30 @@
+/**
+ * Packet loss: drop a share of a host's packets at random (iptables -m statistic, both
+ * directions; SSH and loopback exempt so the harness keeps control); heal by removing the
+ * rules. Landing evidence: the rules' drop counters rise under probe traffic.
+ */
+import { healPacketLoss, packetLoss as drop } from '../rig/faults.ts';
+import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
+
+export const packetLoss: FaultPackage = {
+  kind: 'packet-loss',
+  label: 'Injected packet loss (cleared)',
+  async inject(fault, ctx) {
+    const host = targetOrFirst(fault, ctx.rig, 'worker');
+    const remote = ctx.remote(host);
+    const share = fault.share ?? 0.2;
+    try {
+      const ev = await drop(remote, share, fault.id);
+      ctx.log(`dropping ${Math.round(share * 100)}% of ${host}'s packets`);
+      return {
+        evidence: { host, ...ev },
+        async heal() {
+          return { host, ...(await healPacketLoss(remote, fault.id)) };
+        },
+      };
+    } catch (err) {
+      await healPacketLoss(remote, fault.id).catch(() => {});
+      throw new FaultNotLanded((err as Error).message);
+    }
+  },
+};

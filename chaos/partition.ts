@@ -1,0 +1,33 @@
+/**
+ * Partition: drop all traffic between a host and the coordinator (iptables in the host's
+ * own namespace, both directions); heal by removing the rules. Landing evidence: TCP
+ * connects fail both ways; healing evidence: they go through again.
+ */
+import { healPartition, partition as cut } from '../rig/faults.ts';
+import { FaultNotLanded, hostAddress, hostsWithRole, targetOrFirst, type FaultPackage } from './fault.ts';
+
+export const partition: FaultPackage = {
+  kind: 'partition',
+  label: 'Network partition from the coordinator (healed)',
+  async inject(fault, ctx) {
+    const host = targetOrFirst(fault, ctx.rig, 'worker');
+    const coordinator = hostsWithRole(ctx.rig, 'coordinator')[0];
+    if (!coordinator) throw new FaultNotLanded('the rig has no coordinator host');
+    const a = ctx.remote(host);
+    const b = ctx.remote(coordinator);
+    const bAddress = hostAddress(ctx.rig, coordinator);
+    try {
+      const ev = await cut(a, bAddress, fault.id, { b });
+      ctx.log(`partitioned ${host} from ${coordinator}`);
+      return {
+        evidence: { host, peerHost: coordinator, ...ev },
+        async heal() {
+          return { host, peerHost: coordinator, ...(await healPartition(a, bAddress, fault.id, { b })) };
+        },
+      };
+    } catch (err) {
+      await healPartition(a, bAddress, fault.id, { b }).catch(() => {});
+      throw new FaultNotLanded((err as Error).message);
+    }
+  },
+};
