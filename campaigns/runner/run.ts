@@ -1,0 +1,487 @@
+/**
+ * The campaign run: gate → soak → drain → recount → report, every piece of evidence
+ * written to runs/<run-id>/ as it happens (lib/evidence.ts lists the files).
+ *
+ * Order of trust: the rig is checked (every host answers over SSH with its pinned key)
+ * before anything is touched; the gate must show the pipeline working before any soak;
+ * the chaos controller records every fault as it moves; the oracle samples the bucket
+ * the way a downstream reader would; after the drain a separate process recounts the
+ * settled bucket from scratch; the verdict compares the two and lists every reason.
+ *
+ * On abort (SIGINT, SIGTERM, an error) every active fault is healed, the logs are still
+ * collected, the run is marked ABORTED, and a report says so.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ChaosController } from '../../chaos/controller.ts';
+import type { FaultContext } from '../../chaos/fault.ts';
+import type { Engine, EngineHealth } from '../../engine/engine.ts';
+import { loadEngine } from '../../engine/index.ts';
+import { QualError } from '../../lib/errors.ts';
+import { zeroCounters, type ChaosRecord, type Counters, type GateCondition, type GateResult, type PlannedFault, type Provenance, type Recount, type Verdict } from '../../lib/evidence.ts';
+import { repoRoot, runsDir } from '../../lib/paths.ts';
+import { auditInput } from '../../oracle/input-audit.ts';
+import { IncrementalJudge } from '../../oracle/judge.ts';
+import { EventProducer, ensureTopic } from '../../oracle/producer.ts';
+import { Sampler } from '../../oracle/sampler.ts';
+import { writeReports } from '../../reports/report.ts';
+import { healAll } from '../../rig/faults.ts';
+import { readManifest } from '../../rig/install.ts';
+import { closeAllRemotes, remoteFor } from '../../rig/ssh.ts';
+import { readRigState, readStoreCredentials } from '../../rig/state.ts';
+import { STALE_UPLOADS_EXPIRY } from '../../rig/store.ts';
+import type { RigState } from '../../rig/types.ts';
+import { rigUp } from '../../rig/up.ts';
+import { loadCampaign } from '../load.ts';
+import { formatPlanJson, planCampaign } from '../plan.ts';
+import type { ResolvedCampaign } from '../types.ts';
+import { MANDATORY_FAULT_POINTS } from '../types.ts';
+import { countPendingUploads } from './pending-uploads.ts';
+import { Progress } from './progress.ts';
+import { RunDir, newRunId } from './run-dir.ts';
+import { decideVerdict } from './verdict.ts';
+
+export interface RunOptions {
+  campaignFile: string;
+  inventory?: string;
+  mutant?: string;
+  runId?: string;
+  /** Bring the local rig up when none is (the smoke rehearsal). */
+  rigUpIfMissing?: boolean;
+  progress?: Progress;
+  /** Aborts the run from outside (tests); SIGINT/SIGTERM do the same. */
+  signal?: AbortSignal;
+}
+
+export interface RunResult {
+  runDir: string;
+  verdict: Verdict;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+
+function gitRevision(): { revision: string; dirty: boolean } {
+  const rev = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' });
+  const st = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: repoRoot, encoding: 'utf8' });
+  return { revision: rev.status === 0 ? rev.stdout.trim() : 'unknown', dirty: st.status === 0 ? st.stdout.trim().length > 0 : true };
+}
+
+/** Loads the campaign, checked against the engine's own fault points and mutants. */
+export function loadForRun(file: string): { campaign: ResolvedCampaign; engine: Engine } {
+  const first = loadCampaign(file);
+  const engine = loadEngine(first.engine.name);
+  const campaign = loadCampaign(file, { faultPoints: engine.faultPoints, mutants: engine.mutants.map((m) => m.name) });
+  return { campaign, engine };
+}
+
+/** Checks every host answers over SSH with its pinned host key, before anything is touched. */
+async function preflight(rig: RigState, log: (l: string) => void): Promise<void> {
+  const results = await Promise.allSettled(rig.hosts.map((h) => remoteFor(h).exec('true', { timeoutMs: 15_000 })));
+  const bad = results.map((r, i) => (r.status === 'rejected' ? `${rig.hosts[i]!.name}: ${(r.reason as Error).message}` : null)).filter(Boolean);
+  if (bad.length) throw new QualError('HOST_UNREACHABLE', `the rig is not fit to run on; nothing was touched:\n  ${bad.join('\n  ')}`);
+  log(`preflight: all ${rig.hosts.length} hosts answer over SSH with their pinned host keys`);
+}
+
+export async function runCampaign(opts: RunOptions): Promise<RunResult> {
+  const progress = opts.progress ?? new Progress();
+  const log = (l: string) => progress.log(l);
+  const { campaign, engine } = loadForRun(opts.campaignFile);
+  const mutant = opts.mutant ?? campaign.engine.mutant;
+  if (mutant !== 'none' && !engine.mutants.some((m) => m.name === mutant)) {
+    throw new QualError('BAD_ARGUMENTS', `unknown mutant '${mutant}' for engine ${engine.name} (known: ${engine.mutants.map((m) => m.name).join(', ')})`);
+  }
+  const plan = planCampaign(campaign);
+
+  // The rig: from an inventory, the live local rig, or (smoke) a local rig brought up now.
+  let rig: RigState;
+  const inventory = opts.inventory ?? (campaign.rig.kind === 'inventory' ? campaign.rig.file : undefined);
+  if (inventory) rig = await rigUp({ inventory, log });
+  else {
+    try {
+      rig = readRigState();
+    } catch (err) {
+      if (!opts.rigUpIfMissing) throw err;
+      log('no rig is up: bringing up the local rig');
+      rig = await rigUp({ log });
+    }
+  }
+  await preflight(rig, log);
+  const credentials = readStoreCredentials(rig);
+
+  const runId = opts.runId ?? newRunId(campaign.name + (mutant !== 'none' ? `-${mutant}` : ''));
+  const run = new RunDir(path.join(runsDir(), runId));
+  log(`run ${runId}: evidence in ${run.dir}`);
+  const startedAt = new Date().toISOString();
+  const topic = `cq-${runId}`.slice(0, 200);
+  const prefix = `runs/${runId}/`;
+  copyFileSync(opts.campaignFile, run.path('campaign.yaml'));
+  run.writeJson('campaign.resolved.json', {
+    ...campaign,
+    engine: { ...campaign.engine, mutant },
+    runId,
+    topic,
+    oracle: { ...campaign.oracle, seed: campaign.seed, partitions: campaign.workload.partitions, keys: campaign.workload.keys, bucket: rig.store.bucket, prefix, endpoint: rig.store.endpoint, region: rig.store.region },
+  });
+  run.writeText('plan.json', formatPlanJson(plan));
+  const manifest = readManifest();
+  const rev = gitRevision();
+  const provenance: Provenance & Record<string, unknown> = {
+    runId,
+    campaign: campaign.name,
+    seed: campaign.seed,
+    engine: { name: engine.name, revision: rev.revision, dirty: rev.dirty, sink: engine.sinkFamily, ...(mutant !== 'none' ? { mutant } : {}), faultPoints: [...engine.faultPoints], mandatoryFaultPoints: [...engine.mandatoryFaultPoints] } as Provenance['engine'],
+    components: manifest.components.map((c) => ({ name: c.name, version: c.version, sha256: c.sha256 })),
+    rig: { kind: rig.kind, hosts: rig.hosts.map((h) => ({ name: h.name, address: h.address, roles: [...h.roles] })) },
+    harness: { node: process.version, platform: `${process.platform} ${process.arch}` },
+    startedAt,
+    storeSettings: { MINIO_API_STALE_UPLOADS_EXPIRY: STALE_UPLOADS_EXPIRY },
+  };
+  run.writeJson('provenance.json', provenance);
+
+  // Abort: a signal from outside, SIGINT or SIGTERM.
+  const abort = new AbortController();
+  let abortReason: string | undefined;
+  const onSignal = (sig: string) => () => {
+    if (abort.signal.aborted) return;
+    abortReason = sig;
+    log(`${sig}: aborting — healing every active fault, collecting logs`);
+    abort.abort();
+  };
+  const onInt = onSignal('SIGINT');
+  const onTerm = onSignal('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  opts.signal?.addEventListener('abort', () => {
+    abortReason ??= String(opts.signal?.reason ?? 'aborted');
+    abort.abort();
+  }, { once: true });
+
+  const chaos: ChaosRecord[] = [];
+  const record = (r: Omit<ChaosRecord, 't'> & { t?: string }) => {
+    const full = { t: r.t ?? new Date().toISOString(), ...r } as ChaosRecord;
+    chaos.push(full);
+    run.append('chaos.jsonl', full);
+    if (full.phase !== 'planned') log(`fault ${full.faultId} ${full.kind}${full.point ? ` ${full.point}` : ''}${full.target ? ` ${full.target}` : ''}: ${full.phase}${full.recoveryS !== undefined ? ` (recovery ${full.recoveryS} s)` : ''}${full.detail ? ` — ${full.detail}` : ''}`);
+  };
+  const remote = (name: string) => {
+    const h = rig.hosts.find((x) => x.name === name);
+    if (!h) throw new QualError('INTERNAL', `no host ${name}`);
+    return remoteFor(h);
+  };
+  const ctx: FaultContext = { rig, remote, engine, credentials, checkpointIntervalMs: campaign.workload.checkpointIntervalS * 1000, log };
+  const controller = new ChaosController({ plan, ctx, record, recoveryDeadlineS: campaign.deadlines.recoveryS, signal: abort.signal });
+
+  let producer: EventProducer | undefined;
+  let sampler: Sampler | undefined;
+  let judge: IncrementalJudge | undefined;
+  let gate: GateResult | null = null;
+  let drainConverged = false;
+  let recount: Recount | null = null;
+  let recountError: string | undefined;
+  let pendingUploads = 0;
+  let oracleCounters: Counters = zeroCounters();
+  let health: EngineHealth | undefined;
+  let stuck: string | undefined;
+  let fatal: unknown;
+  const seenCheckpoints = new Set<number>();
+  let healthTimer: NodeJS.Timeout | undefined;
+  const pollHealth = async () => {
+    try {
+      health = await engine.health();
+      for (const c of health.checkpoints ?? []) {
+        if (seenCheckpoints.has(c.id)) continue;
+        seenCheckpoints.add(c.id);
+        run.append('checkpoints.jsonl', c);
+      }
+    } catch {
+      /* the coordinator may be down on purpose */
+    }
+    const s = sampler?.last;
+    progress.update({
+      phase: phaseName,
+      produced: producer?.total ?? 0,
+      committed: s?.events ?? 0,
+      checkpoints: health?.completedCheckpoints ?? 0,
+      landed: chaos.filter((r) => r.phase === 'landed').length,
+      healed: chaos.filter((r) => r.phase === 'healed').length,
+      faultsPlanned: plan.length,
+      counters: s?.counters ?? zeroCounters(),
+    });
+  };
+  let phaseName = 'deploy';
+
+  try {
+    // Deploy: the input topic, the engine, the generator, the oracle.
+    await ensureTopic(rig.kafka.bootstrap, topic, campaign.workload.partitions, Math.min(3, rig.kafka.brokers.length));
+    log(`topic ${topic} (${campaign.workload.partitions} partitions); output s3://${rig.store.bucket}/${prefix}`);
+    await engine.deploy(
+      { rig, remote, credentials, runId, log },
+      { topic, partitions: campaign.workload.partitions, bucket: rig.store.bucket, prefix, checkpointIntervalMs: campaign.workload.checkpointIntervalS * 1000, ...(mutant !== 'none' ? { mutant } : {}) },
+    );
+    await engine.start();
+    log(`engine ${engine.name} started${mutant !== 'none' ? ` with mutant ${mutant}` : ''}`);
+    producer = await EventProducer.open({
+      bootstrap: rig.kafka.bootstrap,
+      topic,
+      seed: campaign.seed,
+      partitions: campaign.workload.partitions,
+      keys: campaign.workload.keys,
+      rate: campaign.workload.rate,
+      ...(campaign.workload.totalEvents ? { total: campaign.workload.totalEvents } : {}),
+      clientId: `clink-qual-${runId}`.slice(0, 100),
+    });
+    producer.start();
+    judge = new IncrementalJudge({
+      store: { endpoint: rig.store.endpoint, region: rig.store.region, ...credentials },
+      bucket: rig.store.bucket,
+      prefix,
+      seed: campaign.seed,
+      partitions: campaign.workload.partitions,
+      keys: campaign.workload.keys,
+      ledgerPath: run.path('ledger.jsonl'),
+      onFinding: (f) => log(`oracle: ${f}`),
+    });
+    sampler = new Sampler({
+      judge,
+      produced: () => producer!.produced(),
+      checkpoints: () => health?.completedCheckpoints,
+      samplesPath: run.path('samples.jsonl'),
+      intervalMs: campaign.oracle.sampleIntervalS * 1000,
+      deadlineMs: campaign.deadlines.sampleStuckS * 1000,
+    });
+    sampler.start();
+    healthTimer = setInterval(() => void pollHealth(), 2000);
+
+    // Gate.
+    phaseName = 'gate';
+    gate = await runGate(campaign, engine, controller, () => producer!.total, () => sampler!.last?.objects ?? 0, () => health, abort.signal, log);
+    run.writeJson('gate.json', gate);
+    if (abort.signal.aborted) throw new QualError('ABORTED', abortReason ?? 'aborted');
+    if (!gate.passed) {
+      log('GATE FAILED: no soak');
+    } else {
+      log('gate passed: soak begins');
+      // Soak.
+      phaseName = 'soak';
+      const soakStart = Date.now();
+      await controller.run(soakStart);
+      await sleep(soakStart + campaign.workload.soakS * 1000 - Date.now(), abort.signal);
+      if (sampler.stuck) stuck = sampler.stuckError?.message;
+    }
+    if (abort.signal.aborted) throw new QualError('ABORTED', abortReason ?? 'aborted');
+
+    // Drain: stop the input, heal everything, wait until all produced is committed.
+    phaseName = 'drain';
+    await producer.stop();
+    run.writeJson('produced.json', { perPartition: producer.produced() });
+    log(`drain: input stopped at ${producer.total} events; healing everything`);
+    await controller.healActive();
+    await healAll(rig, remote);
+    await engine.disarmFaultPoints();
+    await sampler.stop();
+    const drainDeadline = Date.now() + campaign.deadlines.drainS * 1000;
+    const target = producer.total;
+    while (!abort.signal.aborted) {
+      const s = await sampler.sample(abort.signal);
+      if (s.stuck) {
+        stuck = sampler.stuckError?.message ?? 'a sample could not complete';
+        break;
+      }
+      if (s.events >= target) {
+        drainConverged = true;
+        break;
+      }
+      if (Date.now() > drainDeadline) break;
+      await sleep(2000, abort.signal);
+    }
+    log(drainConverged ? `drain converged: ${sampler.last?.events} of ${target} events committed` : `drain did NOT converge: ${sampler.last?.events} of ${target} committed`);
+    if (abort.signal.aborted) throw new QualError('ABORTED', abortReason ?? 'aborted');
+    oracleCounters = sampler.last?.counters ?? zeroCounters();
+  } catch (err) {
+    fatal = err;
+    if (!abort.signal.aborted) {
+      abortReason = `error: ${(err as Error).message}`;
+      abort.abort();
+    }
+    log(`run interrupted: ${(err as Error).message}`);
+  } finally {
+    phaseName = 'wrap-up';
+    if (healthTimer) clearInterval(healthTimer);
+    await controller.healActive().catch(() => {});
+    await healAll(rig, remote).catch(() => {});
+    await engine.disarmFaultPoints().catch(() => {});
+    if (producer) {
+      await producer.stop().catch(() => {});
+      if (!existsSync(run.path('produced.json'))) run.writeJson('produced.json', { perPartition: producer.produced() });
+    }
+    await sampler?.stop().catch(() => {});
+    if (health) await pollHealth();
+    // Evidence first: logs from every host, pending uploads, the input audit.
+    try {
+      const files = await engine.collectLogs(run.path('logs'));
+      log(`collected ${files.length} engine log files`);
+    } catch (err) {
+      log(`could not collect engine logs: ${(err as Error).message}`);
+    }
+    await collectRigLogs(rig, remote, run).catch((err) => log(`could not collect rig logs: ${(err as Error).message}`));
+    try {
+      const started = await engine.startedUploads();
+      const r = await countPendingUploads(rig.store, credentials, started);
+      pendingUploads = r.pending;
+      run.writeJson('pending-uploads.json', { started: started.length, ...r });
+    } catch (err) {
+      log(`could not count pending uploads: ${(err as Error).message}`);
+    }
+    await engine.stop().catch((err) => log(`engine stop: ${(err as Error).message}`));
+    judge?.close();
+  }
+
+  if (!abort.signal.aborted && producer) {
+    try {
+      const audit = await auditInput({ bootstrap: rig.kafka.bootstrap, topic, seed: campaign.seed, partitions: campaign.workload.partitions, keys: campaign.workload.keys, timeoutMs: 5 * 60_000 });
+      run.writeJson('input-audit.json', audit);
+      log(`input audit: ${audit.records} records, ${audit.clean ? 'clean' : `anomalies: ${audit.findings.slice(0, 3).join('; ')}`}`);
+    } catch (err) {
+      log(`input audit failed: ${(err as Error).message}`);
+    }
+    // The separate recount: its own process, from scratch.
+    phaseName = 'recount';
+    log('recount: a separate process re-reads the settled bucket');
+    const r = await runRecount(run.dir, Math.max(120, campaign.deadlines.recountS * 4) * 1000);
+    if (r.ok) recount = JSON.parse(readFileSync(run.path('recount.json'), 'utf8')) as Recount;
+    else recountError = r.error;
+  }
+
+  const verdict = decideVerdict({
+    runId,
+    startedAt,
+    endedAt: new Date().toISOString(),
+    aborted: abort.signal.aborted,
+    ...(abortReason ? { abortReason } : {}),
+    gate,
+    chaos,
+    mandatoryPoints: engine.mandatoryFaultPoints.length ? engine.mandatoryFaultPoints : MANDATORY_FAULT_POINTS,
+    oracle: oracleCounters,
+    recount,
+    ...(recountError ? { recountError } : {}),
+    produced: producer?.total ?? 0,
+    drainConverged,
+    pendingUploads,
+    ...(stuck ? { stuckOracle: stuck } : {}),
+  });
+  run.writeJson('verdict.json', verdict);
+  try {
+    writeReports(run.dir);
+  } catch (err) {
+    log(`report failed: ${(err as Error).message}`);
+  }
+  process.off('SIGINT', onInt);
+  process.off('SIGTERM', onTerm);
+  progress.end();
+  await closeAllRemotes().catch(() => {});
+  if (fatal && !(fatal instanceof QualError && fatal.code === 'ABORTED')) log(`the run ended early: ${(fatal as Error).message}`);
+  return { runDir: run.dir, verdict };
+}
+
+/**
+ * The functional gate: each condition with its evidence, within the deadline. The gate
+ * fault (a worker kill by default) is landed through the chaos controller like any other,
+ * so it is in chaos.jsonl too.
+ */
+async function runGate(
+  campaign: ResolvedCampaign,
+  engine: Engine,
+  controller: ChaosController,
+  produced: () => number,
+  objects: () => number,
+  health: () => EngineHealth | undefined,
+  signal: AbortSignal,
+  log: (l: string) => void,
+): Promise<GateResult> {
+  const deadline = Date.now() + campaign.gate.deadlineS * 1000;
+  const conditions: GateCondition[] = [];
+  const waitUntil = async (name: string, probe: () => Promise<string | null>): Promise<boolean> => {
+    let last = 'not seen';
+    while (Date.now() < deadline && !signal.aborted) {
+      try {
+        const ev = await probe();
+        if (ev !== null) {
+          conditions.push({ name, passed: true, evidence: ev });
+          log(`gate: ${name} — ${ev}`);
+          return true;
+        }
+      } catch (err) {
+        last = (err as Error).message;
+      }
+      await sleep(1000, signal);
+    }
+    conditions.push({ name, passed: false, evidence: `not shown within ${campaign.gate.deadlineS} s (${last})` });
+    log(`gate: ${name} NOT shown`);
+    return false;
+  };
+  const ok =
+    (await waitUntil('input flowing', async () => (produced() > 0 ? `${produced()} events produced with acks=all` : null))) &&
+    (await waitUntil('job running with completed checkpoints', async () => {
+      const h = health();
+      return h && h.running && h.completedCheckpoints >= 1 ? `epoch ${h.epoch}, ${h.completedCheckpoints} completed checkpoints, last #${h.lastCompletedCheckpointId} at ${h.lastCompletedAt}` : null;
+    })) &&
+    (await waitUntil('objects committed', async () => (objects() > 0 ? `${objects()} committed objects read by the oracle` : null))) &&
+    (await waitUntil(`${engine.sinkFamily} confirmed from each worker's open-time log`, async () => {
+      const lines = await engine.sinkOpenLines();
+      const workers = new Set((await engine.processes()).filter((p) => p.role === 'worker').map((p) => p.host));
+      const good = lines.filter((l) => l.line.includes(`family=${engine.sinkFamily}`));
+      const hosts = new Set(good.map((l) => l.host));
+      if (workers.size === 0 || [...workers].some((w) => !hosts.has(w))) return null;
+      return [...hosts].sort().map((h) => `${h}: ${good.find((l) => l.host === h)!.line.trim()}`).join(' | ');
+    }));
+  if (ok) {
+    const gateFault: PlannedFault = { id: 'g001', kind: campaign.gate.fault, atS: 0 };
+    const outcome = await controller.runOne(gateFault);
+    conditions.push({ name: 'a fault landed', passed: outcome.landed, evidence: outcome.landed ? `${gateFault.kind} ${gateFault.id} landed` : `did not land: ${outcome.reason ?? ''}` });
+    conditions.push({
+      name: 'a completed checkpoint after it',
+      passed: outcome.recovered,
+      evidence: outcome.recovered ? `next completed checkpoint ${outcome.recoveryS} s after the heal` : `no recovery: ${outcome.reason ?? ''}`,
+    });
+  }
+  const names = ['input flowing', 'job running with completed checkpoints', 'objects committed', `${engine.sinkFamily} confirmed from each worker's open-time log`, 'a fault landed', 'a completed checkpoint after it'];
+  for (const n of names) if (!conditions.some((c) => c.name === n)) conditions.push({ name: n, passed: false, evidence: 'not reached: an earlier condition failed' });
+  return { passed: conditions.every((c) => c.passed), conditions };
+}
+
+/** Runs `clink-qual verify RUN_DIR` in its own process; it writes recount.json. */
+function runRecount(runDir: string, timeoutMs: number): Promise<{ ok: boolean; error?: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'clink-qual.ts'), 'verify', runDir, '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      // verify exits 0 (clean) or 1 (findings); both wrote recount.json.
+      if ((code === 0 || code === 1) && existsSync(path.join(runDir, 'recount.json'))) resolve({ ok: true });
+      else resolve({ ok: false, error: `verify exited ${code}: ${err.trim().split('\n').slice(-3).join(' ')}` });
+    });
+  });
+}
+
+/** The rig's own service logs (Kafka, MinIO), tails, into logs/<host>/. */
+async function collectRigLogs(rig: RigState, remote: (n: string) => ReturnType<typeof remoteFor>, run: RunDir): Promise<void> {
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  for (const h of rig.hosts.filter((x) => x.roles.includes('broker') || x.roles.includes('store'))) {
+    const r = remote(h.name);
+    const out = await r.exec(`for f in ${h.dataDir}/services/*/out.log; do [ -f "$f" ] || continue; echo "=== $f"; tail -n 400 "$f"; done`, { check: false, timeoutMs: 30_000 });
+    const dir = run.path(path.join('logs', h.name));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'services.log'), out.stdout);
+  }
+}
