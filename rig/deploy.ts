@@ -8,6 +8,7 @@ import path from 'node:path';
 import { sha256File } from './install.ts';
 import { shQuote } from './process.ts';
 import type { Remote } from './remote.ts';
+import { SshRemote } from './ssh.ts';
 
 const localHashes = new Map<string, Promise<string>>();
 
@@ -51,8 +52,9 @@ export async function uploadDir(remote: Remote, localDir: string, remoteDir: str
   const stale = [...remoteHashes.keys()].filter((n) => !local.has(n));
   if (stale.length) await remote.exec(`cd ${shQuote(remoteDir)} && rm -f -- ${stale.map(shQuote).join(' ')}`);
   const todo = names.filter((n) => remoteHashes.get(n) !== local.get(n));
-  await pool(todo, 4, async (n) => {
-    await remote.upload(path.join(localDir, n), `${remoteDir}/${n}`, { mode: 0o644, sha256: local.get(n)! });
+  await pool(todo, 6, async (n) => {
+    if (remote instanceof SshRemote) await remote.putFile(path.join(localDir, n), `${remoteDir}/${n}`, 0o644);
+    else await remote.upload(path.join(localDir, n), `${remoteDir}/${n}`, { mode: 0o644, sha256: local.get(n)! });
   });
   return { copied: todo.length, removed: stale.length, total: names.length };
 }

@@ -102,6 +102,9 @@ function sshdConfig(name: string, address: string): string {
     'KbdInteractiveAuthentication no',
     'UsePAM no',
     // No AcceptEnv line: the client's environment is not passed in.
+    // bash sources ~/.bashrc for commands sshd runs, but only when SHLVL < 2: starting the
+    // login shell at SHLVL 2 keeps the operator's shell setup (slow, and not the host's) out.
+    'SetEnv SHLVL=1',
     'StrictModes no',
     'MaxSessions 64',
     'MaxStartups 64:30:128',

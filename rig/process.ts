@@ -32,7 +32,9 @@ export async function startService(remote: Remote, spec: ServiceSpec): Promise<n
   await remote.exec(`mkdir -p ${shQuote(dir)}`);
   await remote.writeFile(`${dir}/run.sh`, script, { mode: 0o700 });
   const r = await remote.exec(
-    `cd ${shQuote(dir)} && echo "=== start $(date -u +%FT%TZ)" >> out.log && setsid nohup bash run.sh >> out.log 2>&1 < /dev/null & echo $! > ${shQuote(dir)}/pid; cat ${shQuote(dir)}/pid`,
+    // The braces keep the background job to setsid alone (its stdio redirected), so the SSH
+    // channel closes at once and $! is the program's PID (setsid, nohup and run.sh all exec).
+    `cd ${shQuote(dir)} && echo "=== start $(date -u +%FT%TZ)" >> out.log && { setsid nohup bash run.sh >> out.log 2>&1 < /dev/null & echo $! > ${shQuote(dir)}/pid; } && cat ${shQuote(dir)}/pid`,
   );
   const pid = Number(r.stdout.trim());
   if (!Number.isInteger(pid) || pid <= 0) throw new QualError('REMOTE_COMMAND_FAILED', `${remote.host.name}: could not start ${spec.name}: ${r.stderr}`);

@@ -1,11 +1,23 @@
 import type { Command } from '../../lib/cli.ts';
-import { QualError } from '../../lib/errors.ts';
+import { rigDown } from '../../rig/down.ts';
 
 const command: Command = {
   name: 'rig down',
-  summary: 'not built yet',
-  async run() {
-    throw new QualError('INTERNAL', 'rig down is not built yet');
+  summary: 'Stop everything the rig started and remove every trace of it',
+  description: `Stops every service on every host (over SSH where it answers), removes iptables
+rules tagged clink-qual, kills what is left in the rig's namespaces or under the state
+directory, deletes the namespaces, veths and bridge, and removes rig.json, keys and
+credentials. Uploaded components are kept for the next 'rig up' (use --purge to remove
+them too). Succeeds when nothing is up.`,
+  options: {
+    purge: { type: 'boolean', description: 'Also remove the components uploaded to the local hosts' },
+  },
+  async run({ values }) {
+    const t0 = Date.now();
+    const r = await rigDown({ purge: Boolean(values.purge), log: (l) => console.log(`rig down: ${l}`) });
+    console.log(
+      `rig down: done (${((Date.now() - t0) / 1000).toFixed(1)} s): ${r.hostsStopped.length} host(s) stopped over SSH, ${r.killed} process(es) killed, ${r.namespaces} namespace(s), ${r.links} link(s), ${r.rules} rule(s) removed`,
+    );
   },
 };
 export default command;

@@ -1,11 +1,26 @@
 import type { Command } from '../../lib/cli.ts';
-import { QualError } from '../../lib/errors.ts';
+import { closeAllRemotes } from '../../rig/ssh.ts';
+import { renderStatus, rigStatus } from '../../rig/status.ts';
 
 const command: Command = {
   name: 'rig status',
-  summary: 'not built yet',
-  async run() {
-    throw new QualError('INTERNAL', 'rig status is not built yet');
+  summary: "Show each host, its services and the cluster's health",
+  description: `For each host: whether it answers over SSH (host key checked), and each service
+(rig/process.ts) with its PID, state (running, paused, dead) and health. Then the Kafka
+cluster (registered brokers, active controller, KRaft quorum leader and voter lag, read
+with the Kafka protocol) and the store (health/live, bucket present).
+Exit code 0 when everything is healthy, 2 otherwise.`,
+  options: {
+    json: { type: 'boolean', description: 'Print the status as JSON' },
+  },
+  async run({ values }) {
+    try {
+      const s = await rigStatus();
+      console.log(values.json ? JSON.stringify(s, null, 2) : renderStatus(s));
+      return s.healthy ? 0 : 2;
+    } finally {
+      await closeAllRemotes();
+    }
   },
 };
 export default command;

@@ -1,11 +1,31 @@
 import type { Command } from '../../lib/cli.ts';
-import { QualError } from '../../lib/errors.ts';
+import { stateDir } from '../../lib/paths.ts';
+import { rigUp } from '../../rig/up.ts';
 
 const command: Command = {
   name: 'rig up',
-  summary: 'not built yet',
-  async run() {
-    throw new QualError('INTERNAL', 'rig up is not built yet');
+  summary: 'Bring up the rig (local namespaces by default, or --inventory FILE)',
+  description: `Local (the default; Linux and root): 8 hosts (worker-1..3, coordinator, broker-1..3,
+store), each a network namespace cq-<name> on the bridge cq-br0 (10.231.0.0/24; the
+operations host is 10.231.0.1), with its own sshd and its own disk under
+${stateDir()}/hosts/<name>. A rig left by an earlier (killed) run is cleared first.
+
+With --inventory FILE, the hosts are the machines the YAML file names (see rig/inventory.ts
+for the format); their host keys must already be in the known-hosts file it names.
+
+Either way everything after that goes over SSH: Kafka (KRaft, 3 combined nodes) on the
+brokers, MinIO with bucket clink-qual on the store, Node on the engine hosts. The rig's
+state is written to ${stateDir()}/rig.json; the store credentials to a 0600 file beside
+it (never printed). Needs 'clink-qual rig install' first.`,
+  options: {
+    inventory: { type: 'string', description: 'A YAML inventory of real hosts instead of local namespaces', valueName: 'FILE' },
+  },
+  examples: ['clink-qual rig up', 'clink-qual rig up --inventory hosts.yaml'],
+  async run({ values }) {
+    const t0 = Date.now();
+    const log = (l: string) => console.log(`rig up: ${l}`);
+    const state = await rigUp({ ...(typeof values.inventory === 'string' ? { inventory: values.inventory } : {}), log });
+    console.log(`rig up: ${state.kind} rig ready: ${state.hosts.length} hosts, kafka ${state.kafka.bootstrap}, store ${state.store.endpoint} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   },
 };
 export default command;

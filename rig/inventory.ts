@@ -1,0 +1,195 @@
+/**
+ * The inventory: real machines (or any hosts reachable over SSH) described in YAML.
+ *
+ *   hosts:
+ *     - name: broker-1            # [a-z0-9-], unique
+ *       address: 10.0.0.31        # how the operations host and the other hosts reach it
+ *       roles: [broker]           # worker | coordinator | broker | store
+ *       ssh:
+ *         user: root
+ *         port: 22                # default 22
+ *         key: ~/.ssh/id_ed25519  # private key on the operations host
+ *         knownHosts: ~/.ssh/known_hosts   # pinned host keys; unknown or changed keys are refused
+ *       dataDir: /opt/clink-qual  # the host's "disk" for everything the rig puts there
+ *
+ * Needs at least one worker, exactly one coordinator, one or at least three brokers, and
+ * exactly one store. Relative paths are relative to the inventory file. Every error names
+ * the file, the line and the field: `inventory.yaml:7: hosts[2].ssh.port: must be an integer`.
+ */
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type YAMLMap } from 'yaml';
+import { QualError } from '../lib/errors.ts';
+import { ROLES, type HostSpec, type Role } from './types.ts';
+
+interface Problem {
+  line: number;
+  field: string;
+  message: string;
+}
+
+function expand(p: string, baseDir: string): string {
+  if (p === '~' || p.startsWith('~/')) return path.join(os.homedir(), p.slice(1));
+  return path.resolve(baseDir, p);
+}
+
+/** Parses inventory text; `file` is used in messages and to resolve relative paths. */
+export function parseInventory(text: string, file: string): HostSpec[] {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  const label = path.basename(file);
+  const baseDir = path.dirname(path.resolve(file));
+  const problems: Problem[] = [];
+  const lineOf = (node: unknown, fallback = 1): number => {
+    const r = (node as { range?: [number, number, number] } | null)?.range;
+    return r ? lc.linePos(r[0]).line : fallback;
+  };
+  const fail = (node: unknown, field: string, message: string, fallback?: number) => problems.push({ line: lineOf(node, fallback), field, message });
+
+  for (const e of doc.errors) problems.push({ line: e.linePos?.[0]?.line ?? 1, field: '(yaml)', message: e.message.split('\n')[0]! });
+  const hosts: HostSpec[] = [];
+  if (!doc.errors.length) {
+    const root = doc.contents;
+    if (!isMap(root)) fail(root, '(top level)', 'must be a mapping with a `hosts` list');
+    else {
+      for (const pair of root.items) {
+        const k = isScalar(pair.key) ? String(pair.key.value) : '';
+        if (k !== 'hosts') fail(pair.key, k || '(key)', 'unknown field (expected: hosts)');
+      }
+      const list = root.get('hosts', true) as YamlNode | undefined;
+      if (!list) fail(root, 'hosts', 'is required (a list of hosts)');
+      else if (!isSeq(list)) fail(list, 'hosts', 'must be a list');
+      else {
+        list.items.forEach((item, i) => {
+          const at = `hosts[${i}]`;
+          if (!isMap(item)) {
+            fail(item, at, 'must be a mapping (name, address, roles, ssh, dataDir)');
+            return;
+          }
+          const h = parseHost(item as YAMLMap, at, baseDir, fail);
+          if (h) hosts.push(h);
+        });
+        const seen = new Map<string, number>();
+        hosts.forEach((h, i) => {
+          if (seen.has(h.name)) fail((list.items[i] as YAMLMap).get('name', true), `hosts[${i}].name`, `duplicate host name '${h.name}' (also hosts[${seen.get(h.name)}])`);
+          else seen.set(h.name, i);
+        });
+        if (!problems.length) {
+          const count = (r: Role) => hosts.filter((h) => h.roles.includes(r)).length;
+          const need: [Role, (n: number) => boolean, string][] = [
+            ['worker', (n) => n >= 1, 'at least 1'],
+            ['coordinator', (n) => n === 1, 'exactly 1'],
+            ['broker', (n) => n === 1 || n >= 3, '1 or at least 3'],
+            ['store', (n) => n === 1, 'exactly 1'],
+          ];
+          for (const [role, ok, what] of need) if (!ok(count(role))) fail(list, 'hosts', `needs ${what} host(s) with role ${role} (found ${count(role)})`);
+        }
+      }
+    }
+  }
+  if (problems.length) {
+    problems.sort((a, b) => a.line - b.line);
+    throw new QualError('BAD_INPUT_FILE', problems.map((p) => `${label}:${p.line}: ${p.field}: ${p.message}`).join('\n'), { file, problems });
+  }
+  return hosts;
+}
+
+function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown, field: string, message: string, fallback?: number) => void): HostSpec | null {
+  const known = new Set(['name', 'address', 'roles', 'ssh', 'dataDir']);
+  for (const pair of m.items) {
+    const k = isScalar(pair.key) ? String(pair.key.value) : '';
+    if (!known.has(k)) fail(pair.key, `${at}.${k}`, `unknown field (expected one of: ${[...known].join(', ')})`);
+  }
+  let ok = true;
+  const str = (map: YAMLMap, key: string, field: string, opts: { required?: boolean; pattern?: RegExp; patternMsg?: string } = {}): string | undefined => {
+    const node = map.get(key, true) as YamlNode | undefined;
+    if (node === undefined || (isScalar(node) && node.value === null)) {
+      if (opts.required ?? true) {
+        fail(map, field, 'is required');
+        ok = false;
+      }
+      return undefined;
+    }
+    if (!isScalar(node) || typeof node.value !== 'string' || node.value === '') {
+      fail(node, field, 'must be a non-empty string');
+      ok = false;
+      return undefined;
+    }
+    if (opts.pattern && !opts.pattern.test(node.value)) {
+      fail(node, field, opts.patternMsg ?? `must match ${opts.pattern}`);
+      ok = false;
+      return undefined;
+    }
+    return node.value;
+  };
+  const name = str(m, 'name', `${at}.name`, { pattern: /^[a-z0-9][a-z0-9-]{0,30}$/, patternMsg: 'must be lower-case letters, digits and dashes (at most 31)' });
+  const address = str(m, 'address', `${at}.address`, { pattern: /^[A-Za-z0-9.:_-]+$/, patternMsg: 'must be an IP address or a host name' });
+  const dataDir = str(m, 'dataDir', `${at}.dataDir`, { pattern: /^\/[^\s'"]*[^/\s'"]$/, patternMsg: 'must be an absolute path without spaces or quotes (and no trailing /)' });
+
+  const roles: Role[] = [];
+  const rolesNode = m.get('roles', true) as YamlNode | undefined;
+  if (rolesNode === undefined) {
+    fail(m, `${at}.roles`, 'is required (a list of: worker, coordinator, broker, store)');
+    ok = false;
+  } else if (!isSeq(rolesNode) || !rolesNode.items.length) {
+    fail(rolesNode, `${at}.roles`, 'must be a non-empty list of: worker, coordinator, broker, store');
+    ok = false;
+  } else {
+    rolesNode.items.forEach((r, j) => {
+      const v = isScalar(r) ? r.value : undefined;
+      if (typeof v !== 'string' || !(ROLES as readonly string[]).includes(v)) {
+        fail(r, `${at}.roles[${j}]`, `must be one of: ${ROLES.join(', ')}`);
+        ok = false;
+      } else if (!roles.includes(v as Role)) roles.push(v as Role);
+    });
+  }
+
+  const sshNode = m.get('ssh', true) as YamlNode | undefined;
+  let ssh: HostSpec['ssh'] | undefined;
+  if (sshNode === undefined) {
+    fail(m, `${at}.ssh`, 'is required (user, port, key, knownHosts)');
+    ok = false;
+  } else if (!isMap(sshNode)) {
+    fail(sshNode, `${at}.ssh`, 'must be a mapping (user, port, key, knownHosts)');
+    ok = false;
+  } else {
+    const sm = sshNode as YAMLMap;
+    const knownSsh = new Set(['user', 'port', 'key', 'knownHosts']);
+    for (const pair of sm.items) {
+      const k = isScalar(pair.key) ? String(pair.key.value) : '';
+      if (!knownSsh.has(k)) {
+        fail(pair.key, `${at}.ssh.${k}`, `unknown field (expected one of: ${[...knownSsh].join(', ')})`);
+        ok = false;
+      }
+    }
+    const user = str(sm, 'user', `${at}.ssh.user`, { pattern: /^[a-z_][a-z0-9_-]*$/, patternMsg: 'must be a user name' });
+    const key = str(sm, 'key', `${at}.ssh.key`);
+    const knownHosts = str(sm, 'knownHosts', `${at}.ssh.knownHosts`);
+    let port = 22;
+    const portNode = sm.get('port', true) as YamlNode | undefined;
+    if (portNode !== undefined) {
+      const v = isScalar(portNode) ? portNode.value : undefined;
+      if (typeof v !== 'number' || !Number.isInteger(v)) {
+        fail(portNode, `${at}.ssh.port`, 'must be an integer');
+        ok = false;
+      } else if (v < 1 || v > 65535) {
+        fail(portNode, `${at}.ssh.port`, 'must be between 1 and 65535');
+        ok = false;
+      } else port = v;
+    }
+    if (user && key && knownHosts) ssh = { user, port, privateKeyPath: expand(key, baseDir), knownHostsPath: expand(knownHosts, baseDir) };
+  }
+  if (!ok || !name || !address || !dataDir || !ssh) return null;
+  return { name, address, roles, ssh, dataDir };
+}
+
+export function readInventory(file: string): HostSpec[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new QualError('BAD_INPUT_FILE', `${file}: cannot read the inventory: ${(err as Error).message}`);
+  }
+  return parseInventory(text, file);
+}

@@ -1,0 +1,135 @@
+/**
+ * `rig up`: hosts first (local namespaces, or an inventory's machines), then one code path
+ * over SSH for both: clear what an earlier rig left on the hosts, deploy Kafka to the
+ * brokers, MinIO to the store and Node to the engine hosts, wait for each to be ready,
+ * and write <stateDir>/rig.json.
+ */
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { stateDir } from '../lib/paths.ts';
+import { uploadFile } from './deploy.ts';
+import { removeRuntimeFiles } from './down.ts';
+import { component, readManifest } from './install.ts';
+import { readInventory } from './inventory.ts';
+import { recordPid } from './journal.ts';
+import { deployKafka, KAFKA_SERVICE, type BrokerNode } from './kafka.ts';
+import { BRIDGE, checkLocalPreconditions, clearLocal, createLocalHosts, namespaceOf, SUBNET } from './local.ts';
+import { servicePid } from './process.ts';
+import { removeTaggedRules, stopAllServices } from './services.ts';
+import { closeAllRemotes, remoteFor } from './ssh.ts';
+import { rigStatePath } from './state.ts';
+import { deployStore, STORE_SERVICE } from './store.ts';
+import type { HostSpec, RigState } from './types.ts';
+
+/** Where the Node binary goes on engine hosts, relative to the host's dataDir (RigState.nodePath). */
+export const NODE_RELATIVE_PATH = 'bin/node';
+
+export interface RigUpOptions {
+  inventory?: string;
+  log?: (line: string) => void;
+}
+
+function writeState(state: RigState): void {
+  mkdirSync(stateDir(), { recursive: true });
+  const tmp = `${rigStatePath()}.tmp`;
+  writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n');
+  renameSync(tmp, rigStatePath());
+}
+
+/** Deploys every service onto hosts that are reachable over SSH. */
+export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], log: (l: string) => void): Promise<RigState> {
+  const manifest = readManifest();
+  const kafka = component(manifest, 'kafka');
+  const minio = component(manifest, 'minio');
+  const node = component(manifest, 'node');
+
+  // Everyone answers over SSH (with a pinned key) before anything is deployed.
+  const t0 = Date.now();
+  await Promise.all(hosts.map((h) => remoteFor(h).connect()));
+  log(`ssh: ${hosts.length} hosts reachable, host keys verified (${Date.now() - t0} ms)`);
+  // Clear what an earlier rig left on these hosts: fault rules and services.
+  await Promise.all(
+    hosts.map(async (h) => {
+      const r = remoteFor(h);
+      const rules = await removeTaggedRules(r);
+      const stopped = await stopAllServices(r, 5_000);
+      if (rules || stopped.length) log(`${h.name}: cleared ${rules} leftover rule(s), stopped ${stopped.join(', ') || 'nothing'}`);
+    }),
+  );
+
+  const brokers: BrokerNode[] = hosts.filter((h) => h.roles.includes('broker')).map((h, i) => ({ remote: remoteFor(h), nodeId: i + 1 }));
+  const storeHost = hosts.find((h) => h.roles.includes('store'))!;
+  const engineHosts = hosts.filter((h) => h.roles.includes('worker') || h.roles.includes('coordinator'));
+
+  const [kafkaEndpoint, store] = await Promise.all([
+    (async () => {
+      const t = Date.now();
+      const e = await deployKafka(brokers, kafka.path, kafka.version, log);
+      log(`kafka: ${brokers.length} KRaft nodes up, bootstrap ${e.bootstrap} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+      return e;
+    })(),
+    (async () => {
+      const t = Date.now();
+      const s = await deployStore(remoteFor(storeHost), minio.path, minio.version, log);
+      log(`store: MinIO up at ${s.endpoint.endpoint}, bucket ${s.endpoint.bucket} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+      return s;
+    })(),
+    (async () => {
+      const copied = await Promise.all(engineHosts.map((h) => uploadFile(remoteFor(h), node.path, `${h.dataDir}/${NODE_RELATIVE_PATH}`, 0o755)));
+      log(`node ${node.version}: copied to ${copied.filter(Boolean).length} of ${engineHosts.length} engine hosts (unchanged on the rest)`);
+    })(),
+  ]);
+  if (kind === 'local') {
+    for (const b of brokers) {
+      const pid = await servicePid(b.remote, KAFKA_SERVICE);
+      if (pid) recordPid(pid, `kafka ${b.remote.host.name}`);
+    }
+    const pid = await servicePid(remoteFor(storeHost), STORE_SERVICE);
+    if (pid) recordPid(pid, `minio ${storeHost.name}`);
+  }
+  return {
+    kind,
+    createdAt: new Date().toISOString(),
+    hosts,
+    kafka: kafkaEndpoint,
+    store: store.endpoint,
+    nodePath: NODE_RELATIVE_PATH,
+  };
+}
+
+export async function rigUp(opts: RigUpOptions = {}): Promise<RigState> {
+  const log = opts.log ?? (() => {});
+  readManifest(); // fail early, before touching anything, when nothing is installed
+  try {
+    if (opts.inventory) {
+      const hosts = readInventory(opts.inventory);
+      log(`inventory ${opts.inventory}: ${hosts.length} hosts`);
+      const state = await deployServices(hosts, 'inventory', log);
+      writeState(state);
+      return state;
+    }
+    checkLocalPreconditions();
+    if (existsSync(rigStatePath()) || existsSync(`${stateDir()}/teardown.jsonl`)) log('clearing a rig left by an earlier run');
+    const cleared = await clearLocal(log);
+    if (cleared.killed || cleared.namespaces || cleared.links || cleared.rules)
+      log(`cleared: ${cleared.namespaces} namespace(s), ${cleared.links} link(s), ${cleared.killed} process(es), ${cleared.rules} rule(s)`);
+    removeRuntimeFiles(false);
+    const t = Date.now();
+    let state: RigState;
+    try {
+      const hosts = await createLocalHosts(log);
+      log(`namespaces, bridge ${BRIDGE} and sshd up on ${hosts.length} hosts (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+      state = await deployServices(hosts, 'local', log);
+      state.local = { bridge: BRIDGE, subnet: SUBNET, namespaces: hosts.map((h) => namespaceOf(h.name)) };
+      writeState(state);
+    } catch (err) {
+      log(`rig up failed; tearing down what it created`);
+      await closeAllRemotes();
+      await clearLocal(log).catch((e: unknown) => log(`teardown after failure: ${(e as Error).message}`));
+      removeRuntimeFiles(false);
+      throw err;
+    }
+    return state;
+  } finally {
+    await closeAllRemotes();
+  }
+}

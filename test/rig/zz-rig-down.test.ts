@@ -1,0 +1,77 @@
+/**
+ * Runs last (file name): `rig down` leaves nothing of the rig (no cq-* namespace or link,
+ * no process under the state directory, no rig.json), a second `rig down` succeeds too, a
+ * `rig up` killed half-way is cleared by the next `rig up`, and the rig is left up for
+ * whatever runs after.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { repoRoot, stateDir } from '../../lib/paths.ts';
+
+const cliPath = path.join(repoRoot, 'bin', 'clink-qual.ts');
+const cli = (...args: string[]) => spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', timeout: 600_000 });
+
+function leftovers() {
+  const ns = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout.split('\n').map((l) => l.split(' ')[0]!).filter((n) => n.startsWith('cq-'));
+  const links = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout.split('\n').map((l) => /^\d+:\s+([^:@\s]+)/.exec(l)?.[1] ?? '').filter((n) => n.startsWith('cq-'));
+  const root = stateDir();
+  const procs: string[] = [];
+  for (const p of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    if (Number(p) === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      let cwd = '';
+      try {
+        cwd = readlinkSync(`/proc/${p}/cwd`);
+      } catch {
+        /* */
+      }
+      if (cmd.includes(root + '/') || cwd.startsWith(root + '/')) procs.push(`${p}: ${cmd.slice(0, 100)}`);
+    } catch {
+      /* gone */
+    }
+  }
+  const rules = spawnSync('iptables', ['-S'], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.includes('clink-qual'));
+  return { ns, links, procs, rules };
+}
+
+t.test('rig down leaves nothing, and is idempotent', async (t) => {
+  const t0 = Date.now();
+  const r = cli('rig', 'down');
+  t.equal(r.status, 0, `rig down exit 0 (${Date.now() - t0} ms): ${r.stdout.trim().split('\n').pop()} ${r.stderr}`);
+  const left = leftovers();
+  t.same(left.ns, [], 'no cq-* namespace');
+  t.same(left.links, [], 'no cq-* link');
+  t.same(left.procs, [], 'no process under the state directory');
+  t.same(left.rules, [], 'no clink-qual rule in the root namespace');
+  t.notOk(existsSync(path.join(stateDir(), 'rig.json')), 'rig.json removed');
+  t.notOk(existsSync(path.join(stateDir(), 'store-credentials.json')), 'credentials removed');
+  const again = cli('rig', 'down');
+  t.equal(again.status, 0, 'a second rig down succeeds with nothing up');
+  const st = cli('rig', 'status');
+  t.equal(st.status, 2, 'rig status says no rig is up');
+  t.match(st.stderr, /no rig is up/);
+});
+
+t.test('a rig up killed half-way is cleared by the next rig up, which leaves the rig up', async (t) => {
+  const child = spawn(process.execPath, [cliPath, 'rig', 'up'], { stdio: 'ignore' });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && !leftovers().ns.includes('cq-store')) await new Promise((r) => setTimeout(r, 100));
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+  const half = leftovers();
+  t.ok(half.ns.length > 0, `the killed run left namespaces behind (${half.ns.length})`);
+  t.ok(existsSync(path.join(stateDir(), 'teardown.jsonl')), 'and its teardown journal');
+  const t0 = Date.now();
+  const r = cli('rig', 'up');
+  t.equal(r.status, 0, `rig up exit 0 (${Date.now() - t0} ms): ${r.stdout.trim().split('\n').pop()} ${r.stderr}`);
+  t.match(r.stdout, /clearing a rig left by an earlier run/);
+  const st = cli('rig', 'status', '--json');
+  const s = JSON.parse(st.stdout);
+  t.equal(s.kind, 'local');
+  t.equal(s.kafka.healthy, true, 'kafka healthy');
+  t.equal(s.store.healthy && s.store.bucketPresent, true, 'store healthy with its bucket');
+  t.equal(leftovers().ns.length, 8, 'exactly 8 host namespaces');
+});

@@ -1,0 +1,74 @@
+/** The inventory parser: valid files parse; malformed ones name file, line and field. No rig needed. */
+import t from 'tap';
+import { QualError } from '../../../lib/errors.ts';
+import { parseInventory } from '../../../rig/inventory.ts';
+
+const host = (name: string, role: string, port = '22') => `  - name: ${name}
+    address: 10.0.0.${name.length}
+    roles: [${role}]
+    ssh:
+      user: root
+      port: ${port}
+      key: keys/id_ed25519
+      knownHosts: /etc/ssh/known
+    dataDir: /opt/cq
+`;
+const valid = `hosts:\n${host('w1', 'worker')}${host('coord', 'coordinator')}${host('b1', 'broker')}${host('s1', 'store')}`;
+
+function errorOf(text: string): QualError {
+  try {
+    parseInventory(text, '/tmp/x/inventory.yaml');
+  } catch (err) {
+    return err as QualError;
+  }
+  throw new Error('expected an error');
+}
+
+t.test('a valid inventory parses, relative paths resolved against the file', async (t) => {
+  const hosts = parseInventory(valid, '/tmp/x/inventory.yaml');
+  t.equal(hosts.length, 4);
+  t.same(hosts[0]!.roles, ['worker']);
+  t.equal(hosts[0]!.ssh.privateKeyPath, '/tmp/x/keys/id_ed25519');
+  t.equal(hosts[0]!.ssh.knownHostsPath, '/etc/ssh/known');
+  t.equal(hosts[0]!.ssh.port, 22);
+});
+
+t.test('a non-integer port names file, line and field', async (t) => {
+  const text = `hosts:\n${host('w1', 'worker')}${host('coord', 'coordinator')}${host('b1', 'broker', '"22x"')}${host('s1', 'store')}`;
+  const err = errorOf(text);
+  t.equal(err.code, 'BAD_INPUT_FILE');
+  const line = text.split('\n').findIndex((l) => l.includes('"22x"')) + 1;
+  t.equal(err.message, `inventory.yaml:${line}: hosts[2].ssh.port: must be an integer`);
+});
+
+t.test('missing fields, unknown fields, bad roles, duplicates: each named with its line', async (t) => {
+  const text = `hosts:
+  - name: w1
+    address: 10.0.0.1
+    roles: [worker, chef]
+    ssh: { user: root, key: k, knownHosts: kh, colour: blue }
+    dataDir: relative/path
+  - name: w1
+    roles: [coordinator]
+    ssh: { user: root, key: k, knownHosts: kh }
+    dataDir: /d
+`;
+  const err = errorOf(text);
+  const lines = err.message.split('\n');
+  t.ok(lines.includes('inventory.yaml:4: hosts[0].roles[1]: must be one of: worker, coordinator, broker, store'), err.message);
+  t.ok(lines.includes('inventory.yaml:5: hosts[0].ssh.colour: unknown field (expected one of: user, port, key, knownHosts)'), err.message);
+  t.ok(lines.some((l) => l.startsWith('inventory.yaml:6: hosts[0].dataDir: must be an absolute path')), err.message);
+  t.ok(lines.includes('inventory.yaml:7: hosts[1].address: is required'), err.message);
+});
+
+t.test('role counts are checked', async (t) => {
+  const text = `hosts:\n${host('w1', 'worker')}${host('coord', 'coordinator')}${host('b1', 'broker')}${host('b2', 'broker')}${host('s1', 'store')}`;
+  const err = errorOf(text);
+  t.match(err.message, /inventory\.yaml:2: hosts: needs 1 or at least 3 host\(s\) with role broker \(found 2\)/);
+});
+
+t.test('YAML syntax errors name the line', async (t) => {
+  const err = errorOf('hosts:\n  - name: [unclosed\n');
+  t.equal(err.code, 'BAD_INPUT_FILE');
+  t.match(err.message, /^inventory\.yaml:\d+: \(yaml\): /);
+});
