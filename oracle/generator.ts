@@ -165,16 +165,25 @@ export class Generator {
    * the oracle calls this for every committed line.
    */
   matchesRest(buf: Uint8Array, from: number, to: number, p: number, seq: number, pFrom: number, pTo: number, sFrom: number, sTo: number): boolean {
+    // Layout after the id: ,"p":<p>,"seq":<seq>,"key":"k<w digits>","payload":"<len chars>"}
+    const pLen = pTo - pFrom;
+    const sLen = sTo - sFrom;
+    const w = this.#keyWidth;
+    // The exact length is known once the payload length is drawn; check what can be checked first.
     let i = from;
-    if (!bytesAt(buf, i, B_P)) return false;
-    i += B_P.length;
+    if (to > buf.length || to - i < 5 + pLen + 7 + sLen + 8 + 1 + w + 13 + PAYLOAD_MIN + 2) return false;
+    // ,"p":
+    if (buf[i] !== 44 || buf[i + 1] !== 34 || buf[i + 2] !== 112 || buf[i + 3] !== 34 || buf[i + 4] !== 58) return false;
+    i += 5;
     for (let k = pFrom; k < pTo; k++) if (buf[i++] !== buf[k]) return false;
-    if (!bytesAt(buf, i, B_SEQ)) return false;
-    i += B_SEQ.length;
+    // ,"seq":
+    if (buf[i] !== 44 || buf[i + 1] !== 34 || buf[i + 2] !== 115 || buf[i + 3] !== 101 || buf[i + 4] !== 113 || buf[i + 5] !== 34 || buf[i + 6] !== 58) return false;
+    i += 7;
     for (let k = sFrom; k < sTo; k++) if (buf[i++] !== buf[k]) return false;
-    if (!bytesAt(buf, i, B_KEY)) return false;
-    i += B_KEY.length;
-    // The sfc32 stream of #seedStream/#next, inlined in locals: this loop is the oracle's hot path.
+    // ,"key":"k
+    if (buf[i] !== 44 || buf[i + 1] !== 34 || buf[i + 2] !== 107 || buf[i + 3] !== 101 || buf[i + 4] !== 121 || buf[i + 5] !== 34 || buf[i + 6] !== 58 || buf[i + 7] !== 34 || buf[i + 8] !== 107) return false;
+    i += 9;
+    // The sfc32 stream of #seedStream/#next, inlined in locals: this is the oracle's hot path.
     const lo = seq >>> 0;
     const hi = Math.floor(seq / 4294967296) >>> 0;
     let a = fmix(this.#s0 ^ Math.imul(p + 1, 0x9e3779b1)) | 0;
@@ -183,55 +192,74 @@ export class Generator {
     let d = fmix(this.#s3 ^ Math.imul(lo, 0xc2b2ae3d) ^ b) | 0;
     let n = 1;
     let t = 0;
-    // Draws 6 values (4 discarded, key, length); the payload draws more below.
-    let keyIndex = 0;
-    let len = 0;
-    for (let k = 0; k < 6; k++) {
+    // 4 draws discarded, then the key's and the length's.
+    for (let k = 0; k < 4; k++) {
       t = (((a + b) | 0) + d) | 0;
       d = (d + n++) | 0;
       a = b ^ (b >>> 9);
       b = (c + (c << 3)) | 0;
       c = (((c << 21) | (c >>> 11)) + t) | 0;
-      if (k === 4) keyIndex = (t >>> 0) % this.keys;
-      else if (k === 5) len = PAYLOAD_MIN + ((t >>> 0) % (PAYLOAD_MAX - PAYLOAD_MIN + 1));
     }
-    // k + zero-padded digits, compared arithmetically.
-    if (buf[i++] !== 107) return false; // 'k'
-    const w = this.#keyWidth;
+    t = (((a + b) | 0) + d) | 0;
+    d = (d + n++) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (((c << 21) | (c >>> 11)) + t) | 0;
+    const keyIndex = (t >>> 0) % this.keys;
+    t = (((a + b) | 0) + d) | 0;
+    d = (d + n++) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (((c << 21) | (c >>> 11)) + t) | 0;
+    const len = PAYLOAD_MIN + ((t >>> 0) % (PAYLOAD_MAX - PAYLOAD_MIN + 1));
+    // Now the whole length is known: the key's digits, '","payload":"', the payload, '"}'.
+    if (to - i !== w + 13 + len + 2) return false;
+    // Zero-padded key digits, compared arithmetically from the right.
     let rest = keyIndex;
-    for (let k = w - 1; k >= 0; k--) {
+    for (let k = i + w - 1; k >= i; k--) {
       const dig = rest % 10;
       rest = (rest - dig) / 10;
-      if (buf[i + k] !== 48 + dig) return false;
+      if (buf[k] !== 48 + dig) return false;
     }
     if (rest !== 0) return false;
     i += w;
-    if (!bytesAt(buf, i, B_PAYLOAD)) return false;
-    i += B_PAYLOAD.length;
-    if (to - i !== len + 2) return false;
-    let r = 0;
-    for (let k = 0; k < len; k++) {
-      if (k % 5 === 0) {
-        t = (((a + b) | 0) + d) | 0;
-        d = (d + n++) | 0;
-        a = b ^ (b >>> 9);
-        b = (c + (c << 3)) | 0;
-        c = (((c << 21) | (c >>> 11)) + t) | 0;
-        r = t >>> 0;
-      }
-      if (buf[i + k] !== CODES[r & 63]) return false;
-      r >>>= 6;
+    // ","payload":"
+    if (buf[i] !== 34 || buf[i + 1] !== 44 || buf[i + 2] !== 34 || buf[i + 3] !== 112 || buf[i + 4] !== 97 || buf[i + 5] !== 121 || buf[i + 6] !== 108 || buf[i + 7] !== 111 || buf[i + 8] !== 97 || buf[i + 9] !== 100 || buf[i + 10] !== 34 || buf[i + 11] !== 58 || buf[i + 12] !== 34) return false;
+    i += 13;
+    // The payload, five 6-bit characters a draw: decode five bytes into 30 bits and compare
+    // with the draw (a byte outside the alphabet sets bit 8 of `bad`).
+    const dec = DECODE;
+    const stop = i + len;
+    const full = i + len - (len % 5);
+    let bad = 0;
+    while (i < full) {
+      t = (((a + b) | 0) + d) | 0;
+      d = (d + n++) | 0;
+      a = b ^ (b >>> 9);
+      b = (c + (c << 3)) | 0;
+      c = (((c << 21) | (c >>> 11)) + t) | 0;
+      const x0 = dec[buf[i]!]!;
+      const x1 = dec[buf[i + 1]!]!;
+      const x2 = dec[buf[i + 2]!]!;
+      const x3 = dec[buf[i + 3]!]!;
+      const x4 = dec[buf[i + 4]!]!;
+      bad |= x0 | x1 | x2 | x3 | x4;
+      if ((x0 | (x1 << 6) | (x2 << 12) | (x3 << 18) | (x4 << 24)) !== (t & 0x3fffffff)) return false;
+      i += 5;
     }
-    i += len;
-    return buf[i] === 34 && buf[i + 1] === 125; // '"}'
+    if (i < stop) {
+      t = (((a + b) | 0) + d) | 0;
+      let r = t >>> 0;
+      for (; i < stop; i++) {
+        if (buf[i] !== CODES[r & 63]) return false;
+        r >>>= 6;
+      }
+    }
+    return (bad & 256) === 0 && buf[i] === 34 && buf[i + 1] === 125; // '"}'
   }
 }
 
 const enc = new TextEncoder();
-const B_P = enc.encode(',"p":');
-const B_SEQ = enc.encode(',"seq":');
-const B_KEY = enc.encode(',"key":"');
-const B_PAYLOAD = enc.encode('","payload":"');
 const B_PREFIX = enc.encode('{"id":"');
 
 function bytesAt(buf: Uint8Array, at: number, what: Uint8Array): boolean {
@@ -241,6 +269,9 @@ function bytesAt(buf: Uint8Array, at: number, what: Uint8Array): boolean {
 }
 
 const CODES = Uint8Array.from(ALPHABET, (ch) => ch.charCodeAt(0));
+/** Byte → its 6-bit index in ALPHABET; 256 for a byte outside it. */
+const DECODE = new Int32Array(256).fill(256);
+for (let k = 0; k < 64; k++) DECODE[CODES[k]!] = k;
 
 /** The canonical serialisation of an event: fixed field order, no spaces, no newline. */
 export function serialize(e: GeneratedEvent): string {
@@ -258,25 +289,29 @@ export type LineVerdict =
 
 /**
  * Judges bytes [start, end) of buf — one line, without its newline — against the generator.
- * Fast path: read p and seq from the canonical prefix and compare the whole line with the
- * regenerated one in place; only a line that fails that is decoded and JSON-parsed, to
- * tell a foreign record from garbage.
+ * Fast path (judgeSpanFast): read p and seq from the canonical prefix and compare the whole
+ * line with the regenerated one in place, allocating nothing. Only a line that fails that
+ * takes the exact path (judgeLineExact): decoded, JSON-parsed, compared with gen.line(p, seq)
+ * as strings, which tells a foreign record from garbage. The two agree on every line
+ * (test/unit/oracle/fast-exact.test.ts); the fast path is only ever a shortcut to 'event'.
  */
 export function judgeSpan(gen: Generator, buf: Uint8Array, start: number, end: number): LineVerdict {
-  if (bytesAt(buf, start, B_PREFIX) && end <= buf.length) {
-    const pFrom = start + B_PREFIX.length;
-    const pTo = scanDigits(buf, pFrom, end);
-    if (pTo > pFrom && buf[pTo] === 45 /* - */) {
-      const sFrom = pTo + 1;
-      const sTo = scanDigits(buf, sFrom, end);
-      if (sTo > sFrom && buf[sTo] === 34 /* " */) {
-        const p = digitsValue(buf, pFrom, pTo);
-        const seq = digitsValue(buf, sFrom, sTo);
-        if (p >= 0 && seq >= 0 && p < gen.partitions && gen.matchesRest(buf, sTo + 1, end, p, seq, pFrom, pTo, sFrom, sTo)) return { kind: 'event', p, seq };
-      }
-    }
-  }
-  return classify(gen, Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8'));
+  return judgeSpanFast(gen, buf, start, end) ?? judgeLineExact(gen, Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8'));
+}
+
+/** The fast path alone: the event when bytes [start, end) are exactly its canonical line, else undefined (undecided). */
+export function judgeSpanFast(gen: Generator, buf: Uint8Array, start: number, end: number): { kind: 'event'; p: number; seq: number } | undefined {
+  if (end > buf.length || !bytesAt(buf, start, B_PREFIX)) return undefined;
+  const pFrom = start + B_PREFIX.length;
+  const pTo = scanDigits(buf, pFrom, end);
+  if (pTo === pFrom || buf[pTo] !== 45 /* - */) return undefined;
+  const sFrom = pTo + 1;
+  const sTo = scanDigits(buf, sFrom, end);
+  if (sTo === sFrom || buf[sTo] !== 34 /* " */) return undefined;
+  const p = digitsValue(buf, pFrom, pTo);
+  const seq = digitsValue(buf, sFrom, sTo);
+  if (p >= 0 && seq >= 0 && p < gen.partitions && gen.matchesRest(buf, sTo + 1, end, p, seq, pFrom, pTo, sFrom, sTo)) return { kind: 'event', p, seq };
+  return undefined;
 }
 
 /** Judges one line (no newline) against the generator. */
@@ -285,7 +320,11 @@ export function judgeLine(gen: Generator, line: string): LineVerdict {
   return judgeSpan(gen, b, 0, b.length);
 }
 
-function classify(gen: Generator, line: string): LineVerdict {
+/**
+ * The exact path, on a decoded line: JSON.parse it, and it is an event only when it is,
+ * character for character, gen.line(p, seq) for the p and seq it holds.
+ */
+export function judgeLineExact(gen: Generator, line: string): LineVerdict {
   let v: unknown;
   try {
     v = JSON.parse(line);
@@ -298,6 +337,7 @@ function classify(gen: Generator, line: string): LineVerdict {
   if (typeof p !== 'number' || !Number.isSafeInteger(p) || p < 0) return { kind: 'foreign', reason: 'no valid p' };
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return { kind: 'foreign', reason: 'no valid seq' };
   if (p >= gen.partitions) return { kind: 'foreign', reason: `p=${p} outside [0, ${gen.partitions})` };
+  if (line === gen.line(p, seq)) return { kind: 'event', p, seq };
   return { kind: 'foreign', reason: `line for ${p}-${seq} does not match the seed` };
 }
 

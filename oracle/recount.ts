@@ -14,6 +14,7 @@ import type { LedgerEntry, Recount } from '../lib/evidence.ts';
 import { Generator } from './generator.ts';
 import { ObjectStore, mapLimit, type StoreSettings } from './store.ts';
 import { EventTally } from './tally.ts';
+import { JudgePool, defaultJudgeWorkers } from './judge-pool.ts';
 import type { OracleSettings } from './run-settings.ts';
 
 export interface RecountOptions {
@@ -26,6 +27,12 @@ export interface RecountOptions {
   /** Attempts per request before giving up (transient errors only). Default 5. */
   attempts?: number;
   onProgress?: (objectsDone: number, objectsTotal: number) => void;
+  /**
+   * Judge workers (oracle/judge-pool.ts): the lines are judged beside the fetching, in this
+   * many worker threads; 0 judges them on this thread. Default: one a core beyond the
+   * first, at most 4. Same definitions and results either way.
+   */
+  judgeWorkers?: number;
 }
 
 export interface RecountResult {
@@ -66,6 +73,8 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
   const tally = new EventTally(new Generator(s));
   const findings: string[] = [];
   const attempts = o.attempts ?? 5;
+  const workers = o.judgeWorkers ?? defaultJudgeWorkers();
+  const pool = workers > 0 ? new JudgePool(s, workers) : undefined;
   try {
     const listed = await withRetry(attempts, () => store.list(s.prefix));
     let done = 0;
@@ -77,7 +86,8 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
         return;
       }
       current.set(obj.key, { etag: got.etag, size: got.size });
-      const j = tally.addObject(obj.key, got.body);
+      // With a pool, the body is handed to a worker (and detached here); the marking stays here.
+      const j = pool ? tally.addJudged(obj.key, got.size, await pool.judge(obj.key, got.body)) : tally.addObject(obj.key, got.body);
       if (j.firstProblem && findings.length < 100) findings.push(j.firstProblem);
       if (j.duplicates && findings.length < 100) findings.push(`${obj.key}: ${j.duplicates} duplicate line(s)`);
       o.onProgress?.(++done, listed.length);
@@ -108,5 +118,6 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
     return { recount, findings, tally };
   } finally {
     store.destroy();
+    await pool?.close();
   }
 }

@@ -51,6 +51,67 @@ export interface ObjectJudgement {
   firstProblem?: string;
 }
 
+/**
+ * One object's lines judged on their own, before its events are marked in a tally: what
+ * judgeBody finds, and the events in line order as runs of consecutive sequences.
+ */
+export interface BodyJudgement {
+  lines: number;
+  events: number;
+  foreign: number;
+  unparsable: number;
+  corrupted: boolean;
+  firstProblem?: string;
+  /** The event lines in order, as triples (p, first seq, count) of consecutive sequences. */
+  runs: number[];
+}
+
+/**
+ * Judges every line of one object's body against the seed (the definitions above), without
+ * marking anything: a pure function of (gen, key, body), so it can run in a judge worker.
+ */
+export function judgeBody(gen: Generator, key: string, body: Buffer): BodyJudgement {
+  const j: BodyJudgement = { lines: 0, events: 0, foreign: 0, unparsable: 0, corrupted: false, runs: [] };
+  if (body.length === 0) {
+    j.corrupted = true;
+    j.firstProblem = `${key}: zero bytes`;
+    return j;
+  }
+  const runs = j.runs;
+  // The run being built: partition, first seq, next seq expected.
+  let rp = -1;
+  let rFrom = 0;
+  let rNext = 0;
+  let start = 0;
+  const end = body.length;
+  while (start < end) {
+    let nl = body.indexOf(NL, start);
+    if (nl < 0) nl = end;
+    const v = judgeSpan(gen, body, start, nl);
+    start = nl + 1;
+    j.lines++;
+    if (v.kind === 'event') {
+      j.events++;
+      if (v.p === rp && v.seq === rNext) rNext++;
+      else {
+        if (rp >= 0) runs.push(rp, rFrom, rNext - rFrom);
+        rp = v.p;
+        rFrom = v.seq;
+        rNext = v.seq + 1;
+      }
+    } else if (v.kind === 'foreign') {
+      j.foreign++;
+      j.firstProblem ??= `${key} line ${j.lines}: foreign (${v.reason})`;
+    } else {
+      j.unparsable++;
+      j.firstProblem ??= `${key} line ${j.lines}: not a JSON object`;
+    }
+  }
+  if (rp >= 0) runs.push(rp, rFrom, rNext - rFrom);
+  if (j.unparsable > 0) j.corrupted = true;
+  return j;
+}
+
 export interface PartitionFigures {
   partition: number;
   produced: number;
@@ -81,39 +142,27 @@ export class EventTally {
 
   /** Judges one object's bytes and adds them to the tally. */
   addObject(key: string, body: Buffer): ObjectJudgement {
+    return this.addJudged(key, body.length, judgeBody(this.gen, key, body));
+  }
+
+  /**
+   * Adds an object judged by judgeBody (here or in a judge worker, oracle/judge-pool.ts) to
+   * the tally: marks its events in line order, counting duplicates, and returns the
+   * object's judgement with them.
+   */
+  addJudged(key: string, size: number, b: BodyJudgement): ObjectJudgement {
     this.objects++;
-    this.bytes += body.length;
-    const j: ObjectJudgement = { lines: 0, events: 0, duplicates: 0, foreign: 0, unparsable: 0, corrupted: false };
-    if (body.length === 0) {
-      j.corrupted = true;
-      j.firstProblem = `${key}: zero bytes`;
-      this.corrupted++;
-      return j;
+    this.bytes += size;
+    const j: ObjectJudgement = { lines: b.lines, events: b.events, duplicates: 0, foreign: b.foreign, unparsable: b.unparsable, corrupted: b.corrupted };
+    if (b.firstProblem !== undefined) j.firstProblem = b.firstProblem;
+    const runs = b.runs;
+    for (let r = 0; r + 2 < runs.length; r += 3) {
+      const p = runs[r]!;
+      const from = runs[r + 1]!;
+      const to = from + runs[r + 2]!;
+      for (let seq = from; seq < to; seq++) if (!this.#mark(p, seq)) j.duplicates++;
     }
-    const gen = this.gen;
-    let start = 0;
-    const end = body.length;
-    while (start < end) {
-      let nl = body.indexOf(NL, start);
-      if (nl < 0) nl = end;
-      const v = judgeSpan(gen, body, start, nl);
-      start = nl + 1;
-      j.lines++;
-      if (v.kind === 'event') {
-        j.events++;
-        if (!this.#mark(v.p, v.seq)) j.duplicates++;
-      } else if (v.kind === 'foreign') {
-        j.foreign++;
-        j.firstProblem ??= `${key} line ${j.lines}: foreign (${v.reason})`;
-      } else {
-        j.unparsable++;
-        j.firstProblem ??= `${key} line ${j.lines}: not a JSON object`;
-      }
-    }
-    if (j.unparsable > 0) {
-      j.corrupted = true;
-      this.corrupted++;
-    }
+    if (j.corrupted) this.corrupted++;
     this.lines += j.lines;
     this.duplicates += j.duplicates;
     this.foreign += j.foreign;
