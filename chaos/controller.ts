@@ -127,14 +127,26 @@ export class ChaosController {
     const { ctx, signal } = this.opts;
     const t0 = Date.now();
     const base = ep[0]!.atS;
+    // A composition's steps land in order: a step waits for its offset and for every
+    // earlier step to have landed (or failed), so "the store goes down, then a worker is
+    // killed" holds even when showing the store down takes longer than the offset.
+    const settled: Promise<void>[] = [];
     const results = await Promise.all(
-      ep.map(async (f): Promise<FaultOutcome & { healedAt?: number; landedFault?: LandedFault }> => {
+      ep.map(async (f, i): Promise<FaultOutcome & { healedAt?: number; landedFault?: LandedFault }> => {
+        let markSettled!: () => void;
+        settled[i] = new Promise<void>((r) => (markSettled = r));
+        const earlier = settled.slice(0, i);
         await sleep((f.atS - base) * 1000 - (Date.now() - t0), signal);
-        if (signal.aborted) return { fault: f, landed: false, healed: false, recovered: false, reason: 'aborted before landing' };
+        await Promise.all(earlier);
+        if (signal.aborted) {
+          markSettled();
+          return { fault: f, landed: false, healed: false, recovered: false, reason: 'aborted before landing' };
+        }
         let landed: LandedFault;
         try {
           landed = await packageFor(f.kind).inject(f, ctx);
         } catch (err) {
+          markSettled();
           const ev = err instanceof FaultNotLanded ? err.evidence : {};
           this.rec(f, 'not-landed', { evidence: ev, detail: (err as Error).message });
           ctx.log(`fault ${f.id} ${f.kind} did not land: ${(err as Error).message}`);
@@ -142,6 +154,7 @@ export class ChaosController {
         }
         this.active.set(f.id, { fault: f, landed });
         this.rec(f, 'landed', { evidence: landed.evidence });
+        markSettled();
         await sleep((f.durationS ?? 0) * 1000, signal);
         if (signal.aborted) return { fault: f, landed: true, healed: false, recovered: false, reason: 'aborted while active' };
         try {
