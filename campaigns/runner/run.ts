@@ -52,6 +52,8 @@ export interface RunOptions {
   progress?: Progress;
   /** Aborts the run from outside (tests); SIGINT/SIGTERM do the same. */
   signal?: AbortSignal;
+  /** Drive this engine plug instead of the one the campaign names (another engine, or a wrapped one in tests). */
+  engine?: Engine;
 }
 
 export interface RunResult {
@@ -76,9 +78,8 @@ function gitRevision(): { revision: string; dirty: boolean } {
 }
 
 /** Loads the campaign, checked against the engine's own fault points and mutants. */
-export function loadForRun(file: string): { campaign: ResolvedCampaign; engine: Engine } {
-  const first = loadCampaign(file);
-  const engine = loadEngine(first.engine.name);
+export function loadForRun(file: string, plug?: Engine): { campaign: ResolvedCampaign; engine: Engine } {
+  const engine = plug ?? loadEngine(loadCampaign(file).engine.name);
   const campaign = loadCampaign(file, { faultPoints: engine.faultPoints, mutants: engine.mutants.map((m) => m.name) });
   return { campaign, engine };
 }
@@ -94,7 +95,7 @@ async function preflight(rig: RigState, log: (l: string) => void): Promise<void>
 export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   const progress = opts.progress ?? new Progress();
   const log = (l: string) => progress.log(l);
-  const { campaign, engine } = loadForRun(opts.campaignFile);
+  const { campaign, engine } = loadForRun(opts.campaignFile, opts.engine);
   const mutant = opts.mutant ?? campaign.engine.mutant;
   if (mutant !== 'none' && !engine.mutants.some((m) => m.name === mutant)) {
     throw new QualError('BAD_ARGUMENTS', `unknown mutant '${mutant}' for engine ${engine.name} (known: ${engine.mutants.map((m) => m.name).join(', ')})`);

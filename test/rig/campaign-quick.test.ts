@@ -1,0 +1,51 @@
+/**
+ * The product end to end, through the real CLI: campaigns/quick.yaml on the live rig must
+ * PASS (exit 0) with every fault kind landed and recovered, every mandatory protocol point
+ * covered, the decisive composition landed in order (the worker killed while the store was
+ * down), and a report that `clink-qual report` regenerates identically from the evidence.
+ */
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { FAULT_KINDS, type Verdict } from '../../lib/evidence.ts';
+import { repoRoot, runsDir } from '../../lib/paths.ts';
+import { chaosOf } from '../helpers/campaign.ts';
+
+t.test('quick campaign passes', async (t) => {
+  const runId = `ci-quick-${Date.now()}`;
+  const runDir = path.join(runsDir(), runId);
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin/clink-qual.ts'), 'campaign', 'run', 'campaigns/quick.yaml', '--run-id', runId], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 20 * 60_000,
+  });
+  t.equal(r.status, 0, `exit 0 (stdout: ${r.stdout.slice(-1500)})`);
+  const verdict = JSON.parse(readFileSync(path.join(runDir, 'verdict.json'), 'utf8')) as Verdict;
+  t.equal(verdict.verdict, 'PASS', verdict.reasons.join('; '));
+  t.same(verdict.uncoveredFaultPoints, []);
+  t.equal(verdict.committedDistinct, verdict.produced);
+  t.ok(verdict.produced > 10_000, `a real workload: ${verdict.produced} events`);
+
+  const chaos = chaosOf(runDir);
+  const recovered = new Set(chaos.filter((c) => c.phase === 'recovered').map((c) => c.faultId));
+  for (const kind of FAULT_KINDS) {
+    t.ok(chaos.some((c) => c.kind === kind && c.phase === 'landed' && recovered.has(c.faultId)), `${kind} landed and recovered`);
+  }
+  // The decisive composition: the worker kill landed while the store was down.
+  const comp = chaos.filter((c) => c.composition?.startsWith('store-down-during-worker-recovery'));
+  const storeLanded = comp.find((c) => c.kind === 'store-outage' && c.phase === 'landed');
+  const storeHealed = comp.find((c) => c.kind === 'store-outage' && c.phase === 'healed');
+  const killLanded = comp.find((c) => c.kind === 'worker-kill' && c.phase === 'landed');
+  t.ok(storeLanded && storeHealed && killLanded, 'the composition landed');
+  t.ok(storeLanded!.t <= killLanded!.t && killLanded!.t < storeHealed!.t, 'the worker was killed while the store was down');
+
+  const before = readFileSync(path.join(runDir, 'report.md'), 'utf8');
+  const svgBefore = readFileSync(path.join(runDir, 'timeline.svg'), 'utf8');
+  const rr = spawnSync(process.execPath, [path.join(repoRoot, 'bin/clink-qual.ts'), 'report', runDir], { cwd: repoRoot, encoding: 'utf8' });
+  t.equal(rr.status, 0);
+  t.equal(readFileSync(path.join(runDir, 'report.md'), 'utf8'), before, 'the report regenerated from the stored evidence equals the original');
+  t.equal(readFileSync(path.join(runDir, 'timeline.svg'), 'utf8'), svgBefore, 'so does the timeline');
+  t.match(before, /PASS/);
+});
