@@ -15,6 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 const BENCHES: Record<string, { file: string; summary: string }> = {
   oracle: { file: 'oracle.ts', summary: 'Recount throughput vs a raw GET of the same objects, and the oracle memory per event' },
+  engine: { file: 'engine.ts', summary: 'Exactly-once throughput on the local rig vs raw produce -> consume -> put, same run' },
 };
 
 const [name, ...rest] = process.argv.slice(2);

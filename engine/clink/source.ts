@@ -46,6 +46,8 @@ export class PartitionSource {
   #loop: Promise<void> | null = null;
   /** Number of fetch errors seen (for diagnostics). */
   fetchErrors = 0;
+  /** The offset reading started at, once start() resolved it. */
+  resolvedStart = -1;
 
   constructor(opts: PartitionSourceOptions) {
     this.opts = opts;
@@ -67,6 +69,7 @@ export class PartitionSource {
     if (this.opts.startOffset === null) start = await this.#retry(() => this.#earliest());
     else start = BigInt(this.opts.startOffset);
     this.#nextFetch = start;
+    this.resolvedStart = Number(start);
     this.#loop = this.#run();
   }
 

@@ -1,0 +1,328 @@
+/**
+ * The Clink coordinator: job manager, checkpoint coordinator, durable checkpoint log.
+ *
+ * Every state change runs through one serial queue, so a checkpoint completion and an
+ * epoch change never interleave: a restore always starts from the newest durable record.
+ *
+ * - Membership: workers connect and say hello; a closed connection or no heartbeat for
+ *   `workerLossTimeoutMs` loses a worker; a new or lost worker → a new epoch (persisted
+ *   before use) and a redeploy of every subtask over the live workers, from the last
+ *   completed checkpoint (its offsets, and its handles to re-complete).
+ * - Checkpoints: every interval, while the job runs, barrier(C, E) with C persisted as
+ *   used first (ids strictly increase across restores and restarts). When every subtask's
+ *   snapshot for (C, E) arrived: fault point, append + fsync the completed record, fault
+ *   point, then complete(C, E) to the workers. A barrier not completed in time is abandoned.
+ * - Restart: the log gives the last completed checkpoint and the highest epoch and id
+ *   used; the first deploy raises the epoch and re-notifies (restoredHandles).
+ * - Evidence: status.json (atomic rewrite on every change) and checkpoints.log.
+ */
+import net from 'node:net';
+import path from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { ClinkConfig } from './config.ts';
+import { DurableLog, writeFileAtomic } from './durable-log.ts';
+import { FaultPoints } from './fault-points.ts';
+import { readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
+import { PendingCheckpoint, assignSubtasks, recoverState, tasksFromCheckpoint, type LogRecord, type RecoveredState } from './assign.ts';
+
+interface WorkerConn {
+  id: string;
+  pid: number;
+  socket: net.Socket;
+  lastSeen: number;
+}
+
+export interface ClinkStatus {
+  running: boolean;
+  epoch: number;
+  completedCheckpoints: number;
+  lastCompletedCheckpointId: number | null;
+  lastCompletedAt: string | null;
+  workers: { id: string; pid: number; subtasks: number[] }[];
+  pid: number;
+  updatedAt: string;
+  checkpoints: { id: number; epoch: number; at: string }[];
+}
+
+export function checkpointLogPath(clinkDir: string): string {
+  return path.join(clinkDir, 'checkpoints.log');
+}
+export function statusPath(clinkDir: string): string {
+  return path.join(clinkDir, 'status.json');
+}
+
+export class Coordinator {
+  readonly cfg: ClinkConfig;
+  readonly faults: FaultPoints;
+  #log!: DurableLog<LogRecord>;
+  #state!: RecoveredState;
+  #epoch = 0;
+  #workers = new Map<string, WorkerConn>();
+  #assignment = new Map<string, number[]>();
+  #ready = new Set<number>();
+  #running = false;
+  #pending: PendingCheckpoint | null = null;
+  #lastBarrierAt = 0;
+  #queue: Promise<void> = Promise.resolve();
+  #server: net.Server | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #rebalanceTimer: NodeJS.Timeout | null = null;
+  #startedAt = Date.now();
+  #deployedOnce = false;
+  readonly #out: (line: string) => void;
+
+  constructor(cfg: ClinkConfig, opts: { log?: (line: string) => void } = {}) {
+    this.cfg = cfg;
+    this.faults = new FaultPoints(cfg.clinkDir, cfg.host, 'coordinator');
+    this.#out = opts.log ?? ((l) => console.log(l));
+  }
+
+  async start(): Promise<void> {
+    mkdirSync(this.cfg.clinkDir, { recursive: true });
+    const opened = DurableLog.open<LogRecord>(checkpointLogPath(this.cfg.clinkDir));
+    this.#log = opened.log;
+    this.#state = recoverState(opened.records);
+    this.#epoch = this.#state.maxEpoch;
+    this.#out(
+      `clink coordinator pid ${process.pid}: log has ${opened.records.length} records (torn tail ${opened.tornBytes} bytes ignored); ` +
+        `max epoch ${this.#state.maxEpoch}, max checkpoint ${this.#state.maxCheckpointId}, last completed ${this.#state.lastCompleted?.id ?? 'none'}`,
+    );
+    this.#writeStatus();
+    this.#server = net.createServer((s) => this.#accept(s));
+    await new Promise<void>((resolve, reject) => {
+      this.#server!.once('error', reject);
+      this.#server!.listen(this.cfg.coordinator.port, this.cfg.coordinator.address, () => resolve());
+    });
+    this.#out(`clink coordinator listening on ${this.cfg.coordinator.address}:${this.cfg.coordinator.port}`);
+    this.#timer = setInterval(() => this.#tick(), 250);
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    if (this.#rebalanceTimer) clearTimeout(this.#rebalanceTimer);
+    for (const w of this.#workers.values()) w.socket.destroy();
+    await new Promise<void>((r) => (this.#server ? this.#server.close(() => r()) : r()));
+    await this.#queue;
+    this.#log.close();
+  }
+
+  #enqueue(what: string, fn: () => Promise<void> | void): void {
+    this.#queue = this.#queue.then(fn).catch((err: Error) => {
+      this.#out(`clink coordinator: ${what} failed: ${err.stack ?? err.message}`);
+    });
+  }
+
+  #accept(socket: net.Socket): void {
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 1000);
+    let id: string | null = null;
+    readLines(socket, (raw) => {
+      const msg = raw as WorkerMessage;
+      if (msg.type === 'hello') {
+        id = msg.workerId;
+        const prev = this.#workers.get(id);
+        if (prev && prev.socket !== socket) prev.socket.destroy();
+        this.#workers.set(id, { id, pid: msg.pid, socket, lastSeen: Date.now() });
+        this.#out(`clink coordinator: worker ${id} (pid ${msg.pid}) registered${prev ? ' again' : ''}`);
+        this.#membershipChanged();
+        return;
+      }
+      if (!id) return;
+      const w = this.#workers.get(id);
+      if (!w || w.socket !== socket) return;
+      w.lastSeen = Date.now();
+      this.#onMessage(w, msg);
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      if (!id) return;
+      const w = this.#workers.get(id);
+      if (w && w.socket === socket) {
+        this.#workers.delete(id);
+        this.#out(`clink coordinator: worker ${id} lost (connection closed)`);
+        this.#membershipChanged();
+      }
+    });
+  }
+
+  #onMessage(w: WorkerConn, msg: WorkerMessage): void {
+    switch (msg.type) {
+      case 'heartbeat':
+        return;
+      case 'ready':
+        if (msg.epoch !== this.#epoch) return;
+        this.#ready.add(msg.subtask);
+        if (!this.#running && this.#ready.size === this.cfg.partitions) {
+          this.#running = true;
+          this.#out(`clink coordinator: epoch ${this.#epoch}: job running (${this.cfg.partitions} subtasks)`);
+          this.#lastBarrierAt = Date.now();
+          this.#writeStatus();
+        }
+        return;
+      case 'snapshot': {
+        const p = this.#pending;
+        if (!p || !p.add(msg)) return;
+        if (p.complete) this.#enqueue(`complete checkpoint ${p.id}`, () => this.#completeCheckpoint(p));
+        return;
+      }
+      case 'error':
+        this.#out(`clink coordinator: worker ${w.id} reports (epoch ${msg.epoch}${msg.subtask !== undefined ? `, subtask ${msg.subtask}` : ''}${msg.fatal ? ', fatal' : ''}): ${msg.message}`);
+        if (msg.fatal && msg.epoch === this.#epoch && this.#deployedOnce) {
+          // A subtask died: restore the whole job from the last completed checkpoint (after a pause).
+          this.#running = false;
+          this.#pending = null;
+          setTimeout(() => {
+            if (this.#epoch === msg.epoch) this.#membershipChanged();
+          }, 2000);
+        }
+        return;
+    }
+  }
+
+  #membershipChanged(): void {
+    this.#running = false;
+    this.#pending = null;
+    this.#writeStatus();
+    if (this.#rebalanceTimer) clearTimeout(this.#rebalanceTimer);
+    // Debounce: several workers usually (re)appear together.
+    this.#rebalanceTimer = setTimeout(() => {
+      this.#rebalanceTimer = null;
+      this.#maybeRebalance();
+    }, 300);
+  }
+
+  #maybeRebalance(): void {
+    if (!this.#deployedOnce) {
+      // At (re)start, wait for the expected workers (or the startup grace period).
+      const expected = this.cfg.expectedWorkers ?? [];
+      const all = expected.every((w) => this.#workers.has(w));
+      const waited = Date.now() - this.#startedAt >= (this.cfg.startupWaitMs ?? 15_000);
+      if (!all && !waited) return;
+      if (this.#workers.size === 0) return;
+    }
+    this.#enqueue('redeploy', () => this.#redeploy());
+  }
+
+  async #redeploy(): Promise<void> {
+    const live = [...this.#workers.keys()];
+    if (live.length === 0) {
+      this.#running = false;
+      this.#assignment = new Map();
+      this.#writeStatus();
+      this.#out('clink coordinator: no live workers; waiting');
+      return;
+    }
+    const epoch = this.#state.maxEpoch + 1;
+    this.#log.append({ t: 'epoch', epoch, at: new Date().toISOString() });
+    this.#state.maxEpoch = epoch;
+    this.#epoch = epoch;
+    this.#deployedOnce = true;
+    this.#pending = null;
+    this.#running = false;
+    this.#ready.clear();
+    this.#assignment = assignSubtasks(this.cfg.partitions, live);
+    const cp = this.#state.lastCompleted;
+    const tasks = tasksFromCheckpoint(this.cfg.partitions, cp);
+    this.#out(
+      `clink coordinator: epoch ${epoch}: deploying from checkpoint ${cp?.id ?? 'none'} over [${live.sort().join(', ')}]: ` +
+        [...this.#assignment].map(([w, s]) => `${w}=[${s.join(',')}]`).join(' '),
+    );
+    for (const [wid, subtasks] of this.#assignment) {
+      const w = this.#workers.get(wid);
+      send(w?.socket, { type: 'deploy', epoch, tasks: subtasks.map((s) => tasks[s]!) });
+    }
+    this.#writeStatus();
+  }
+
+  #tick(): void {
+    const now = Date.now();
+    // Pings keep the workers from fencing themselves; silence past the loss timeout loses a worker.
+    const lossTimeout = this.cfg.workerLossTimeoutMs ?? 6000;
+    for (const w of [...this.#workers.values()]) {
+      if (now - w.lastSeen > lossTimeout) {
+        // Decide after the poll phase, so heartbeats already waiting are read first.
+        setImmediate(() => this.#maybeLose(w, lossTimeout));
+        continue;
+      }
+      this.#send(w, { type: 'ping', epoch: this.#epoch });
+    }
+    if (!this.#deployedOnce && !this.#rebalanceTimer) this.#maybeRebalance();
+    const timeout = this.cfg.checkpointTimeoutMs ?? Math.max(3 * this.cfg.checkpointIntervalMs, 30_000);
+    if (this.#pending && now - this.#pending.startedAt > timeout) {
+      this.#out(`clink coordinator: checkpoint ${this.#pending.id} (epoch ${this.#pending.epoch}) abandoned after ${timeout} ms (${this.#pending.offsets.size}/${this.#pending.expected} snapshots)`);
+      this.#pending = null;
+    }
+    if (this.#running && !this.#pending && now - this.#lastBarrierAt >= this.cfg.checkpointIntervalMs) {
+      this.#lastBarrierAt = now;
+      this.#enqueue('barrier', () => this.#triggerBarrier());
+    }
+  }
+
+  #maybeLose(w: WorkerConn, lossTimeout: number): void {
+    const silent = Date.now() - w.lastSeen;
+    if (silent <= lossTimeout || this.#workers.get(w.id) !== w) return;
+    this.#out(`clink coordinator: worker ${w.id} lost (no heartbeat for ${silent} ms)`);
+    this.#workers.delete(w.id);
+    w.socket.destroy();
+    this.#membershipChanged();
+  }
+
+  #send(w: WorkerConn, msg: CoordinatorMessage): void {
+    send(w.socket, msg);
+  }
+
+  #triggerBarrier(): void {
+    if (!this.#running || this.#pending) return;
+    const id = this.#state.maxCheckpointId + 1;
+    const epoch = this.#epoch;
+    this.#log.append({ t: 'barrier', id, epoch, at: new Date().toISOString() });
+    this.#state.maxCheckpointId = id;
+    this.#pending = new PendingCheckpoint(id, epoch, this.cfg.partitions);
+    for (const wid of this.#assignment.keys()) {
+      const w = this.#workers.get(wid);
+      if (w) this.#send(w, { type: 'barrier', checkpointId: id, epoch });
+    }
+  }
+
+  async #completeCheckpoint(p: PendingCheckpoint): Promise<void> {
+    if (this.#pending !== p || p.epoch !== this.#epoch) return; // abandoned or superseded meanwhile
+    await this.faults.reachAsync('coordinator.before-complete-record', { checkpointId: p.id, epoch: p.epoch });
+    const rec = p.toRecord();
+    this.#log.append(rec);
+    await this.faults.reachAsync('coordinator.after-complete-record', { checkpointId: p.id, epoch: p.epoch });
+    this.#state.lastCompleted = rec;
+    this.#state.completedCount++;
+    this.#state.recent.push({ id: rec.id, epoch: rec.epoch, at: rec.at });
+    if (this.#state.recent.length > 1000) this.#state.recent.shift();
+    this.#pending = null;
+    this.#writeStatus();
+    for (const [wid, subtasks] of this.#assignment) {
+      const w = this.#workers.get(wid);
+      if (!w) continue;
+      const handles: Record<string, (typeof rec.handles)[string]> = {};
+      for (const s of subtasks) handles[String(s)] = rec.handles[String(s)] ?? [];
+      this.#send(w, { type: 'complete', checkpointId: rec.id, epoch: rec.epoch, handles });
+    }
+  }
+
+  status(): ClinkStatus {
+    const last = this.#state.lastCompleted;
+    return {
+      running: this.#running,
+      epoch: this.#epoch,
+      completedCheckpoints: this.#state.completedCount,
+      lastCompletedCheckpointId: last?.id ?? null,
+      lastCompletedAt: last?.at ?? null,
+      workers: [...this.#workers.values()]
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .map((w) => ({ id: w.id, pid: w.pid, subtasks: this.#assignment.get(w.id) ?? [] })),
+      pid: process.pid,
+      updatedAt: new Date().toISOString(),
+      checkpoints: this.#state.recent,
+    };
+  }
+
+  #writeStatus(): void {
+    writeFileAtomic(statusPath(this.cfg.clinkDir), JSON.stringify(this.status()));
+  }
+}

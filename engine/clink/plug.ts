@@ -1,0 +1,361 @@
+/**
+ * Clink as an Engine plug (engine/engine.ts): deploys the bundled engine to the rig's
+ * coordinator and worker hosts over their Remotes, runs it as rig services, and reads its
+ * evidence (status, checkpoint log, fired fault points, sink journals, logs) back.
+ *
+ * On each engine host everything lives under <dataDir>/clink/:
+ *   clink.mjs           the bundle            config.json      this host's settings
+ *   s3-credentials.json (0600, workers)       status.json      coordinator status
+ *   checkpoints.log     the durable log       journal.jsonl    the sink's upload journal
+ *   faults/armed.json, faults/fired.jsonl
+ * and the services' stdout in <dataDir>/services/clink-<role>/out.log.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Engine, EngineContext, EngineHealth, EngineJobSpec, EngineProcess, EngineRole, FaultPointFiring } from '../engine.ts';
+import type { Remote } from '../../rig/remote.ts';
+import type { HostSpec } from '../../rig/types.ts';
+import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
+import { QualError } from '../../lib/errors.ts';
+import { clinkBundle } from './bundle.ts';
+import type { ClinkConfig } from './config.ts';
+import type { ClinkStatus } from './coordinator.ts';
+import { decodeLine } from './durable-log.ts';
+import { COORDINATOR_FAULT_POINTS, FAULT_POINTS, MANDATORY_FAULT_POINTS } from './fault-points.ts';
+import { CLINK_MUTANTS } from './mutants.ts';
+import { SINK_FAMILY } from './sink/s3-2pc-sink.ts';
+
+export const COORDINATOR_SERVICE = 'clink-coordinator';
+export const WORKER_SERVICE = 'clink-worker';
+export const COORDINATOR_PORT = 7070;
+
+export interface ClinkPlugOptions {
+  /** Overrides for tests: shorter timeouts, another port. */
+  coordinatorPort?: number;
+  fencingTimeoutMs?: number;
+  workerLossTimeoutMs?: number;
+  startTimeoutMs?: number;
+}
+
+export function clinkDir(host: HostSpec): string {
+  return `${host.dataDir}/clink`;
+}
+
+function serviceFor(role: EngineRole): string {
+  return role === 'coordinator' ? COORDINATOR_SERVICE : WORKER_SERVICE;
+}
+
+class ClinkEngine implements Engine {
+  readonly name = 'clink';
+  readonly sinkFamily = SINK_FAMILY;
+  readonly faultPoints = FAULT_POINTS;
+  readonly mandatoryFaultPoints = MANDATORY_FAULT_POINTS;
+  readonly mutants = CLINK_MUTANTS;
+  readonly opts: ClinkPlugOptions;
+  #ctx: EngineContext | null = null;
+  #job: EngineJobSpec | null = null;
+
+  constructor(opts: ClinkPlugOptions = {}) {
+    this.opts = opts;
+  }
+
+  get #c(): EngineContext {
+    if (!this.#ctx) throw new QualError('PRECONDITION', 'clink: deploy() was not called');
+    return this.#ctx;
+  }
+
+  #log(line: string): void {
+    this.#ctx?.log?.(line);
+  }
+
+  get coordinatorHost(): HostSpec {
+    const h = this.#c.rig.hosts.find((x) => x.roles.includes('coordinator'));
+    if (!h) throw new QualError('PRECONDITION', 'the rig has no coordinator host');
+    return h;
+  }
+
+  get workerHosts(): HostSpec[] {
+    const ws = this.#c.rig.hosts.filter((x) => x.roles.includes('worker'));
+    if (ws.length === 0) throw new QualError('PRECONDITION', 'the rig has no worker hosts');
+    return ws;
+  }
+
+  #engineHosts(): { host: HostSpec; role: EngineRole }[] {
+    return [{ host: this.coordinatorHost, role: 'coordinator' as EngineRole }, ...this.workerHosts.map((host) => ({ host, role: 'worker' as EngineRole }))];
+  }
+
+  #remote(host: HostSpec | string): Remote {
+    return this.#c.remote(typeof host === 'string' ? host : host.name);
+  }
+
+  #roleOf(hostName: string): EngineRole {
+    if (this.coordinatorHost.name === hostName) return 'coordinator';
+    if (this.workerHosts.some((h) => h.name === hostName)) return 'worker';
+    throw new QualError('BAD_ARGUMENTS', `${hostName} is not an engine host`);
+  }
+
+  async deploy(ctx: EngineContext, job: EngineJobSpec): Promise<void> {
+    this.#ctx = ctx;
+    this.#job = job;
+    if (job.mutant && job.mutant !== 'none' && !CLINK_MUTANTS.some((m) => m.name === job.mutant)) {
+      throw new QualError('BAD_ARGUMENTS', `clink: unknown mutant '${job.mutant}' (known: ${CLINK_MUTANTS.map((m) => m.name).join(', ')})`);
+    }
+    const bundle = await clinkBundle();
+    this.#log(`clink: bundle ${path.basename(bundle.file)} sha256 ${bundle.sha256.slice(0, 12)}`);
+    const coord = this.coordinatorHost;
+    const port = this.opts.coordinatorPort ?? COORDINATOR_PORT;
+    await Promise.all(
+      this.#engineHosts().map(async ({ host, role }) => {
+        const r = this.#remote(host);
+        const dir = clinkDir(host);
+        // A fresh run: stop leftovers, clear the previous run's state and logs (the bundle stays).
+        await stopService(r, serviceFor(role), 5000);
+        await r.exec(
+          `mkdir -p ${shQuote(dir)}/faults && rm -f ${shQuote(dir)}/checkpoints.log ${shQuote(dir)}/status.json ${shQuote(dir)}/journal.jsonl ${shQuote(dir)}/faults/armed.json ${shQuote(dir)}/faults/fired.jsonl ${shQuote(dir)}/status.json.tmp-* ; ` +
+            `mkdir -p ${shQuote(serviceDir(r, serviceFor(role)))} && : > ${shQuote(serviceDir(r, serviceFor(role)))}/out.log`,
+        );
+        await r.upload(bundle.file, `${dir}/clink.mjs`, { mode: 0o644 });
+        const credFile = `${dir}/s3-credentials.json`;
+        await r.writeFile(credFile, JSON.stringify(ctx.credentials), { mode: 0o600 });
+        await r.exec(`chmod 600 ${shQuote(credFile)}`);
+        const cfg: ClinkConfig = {
+          host: host.name,
+          clinkDir: dir,
+          coordinator: { address: coord.address, port },
+          kafka: { bootstrap: ctx.rig.kafka.bootstrap.split(',').map((s) => s.trim()).filter(Boolean) },
+          topic: job.topic,
+          partitions: job.partitions,
+          bucket: job.bucket,
+          prefix: job.prefix,
+          checkpointIntervalMs: job.checkpointIntervalMs,
+          mutant: job.mutant && job.mutant !== 'none' ? job.mutant : undefined,
+          s3: { endpoint: ctx.rig.store.endpoint, region: ctx.rig.store.region, credentialsFile: credFile },
+          expectedWorkers: this.workerHosts.map((h) => h.name),
+          fencingTimeoutMs: this.opts.fencingTimeoutMs,
+          workerLossTimeoutMs: this.opts.workerLossTimeoutMs,
+        };
+        await r.writeFile(`${dir}/config.json`, JSON.stringify(cfg, null, 2), { mode: 0o644 });
+        this.#log(`clink: deployed ${role} on ${host.name}`);
+      }),
+    );
+  }
+
+  #command(host: HostSpec, role: EngineRole): string {
+    const dir = clinkDir(host);
+    // RigState.nodePath is relative to the host's dataDir (or absolute).
+    const node = this.#c.rig.nodePath.startsWith('/') ? this.#c.rig.nodePath : `${host.dataDir}/${this.#c.rig.nodePath}`;
+    return `${shQuote(node)} ${shQuote(`${dir}/clink.mjs`)} ${role} ${shQuote(`${dir}/config.json`)}`;
+  }
+
+  async #startOne(host: HostSpec, role: EngineRole): Promise<number> {
+    const r = this.#remote(host);
+    const existing = await servicePid(r, serviceFor(role));
+    if (existing !== null) return existing;
+    return startService(r, { name: serviceFor(role), command: this.#command(host, role), cwd: clinkDir(host) });
+  }
+
+  async start(): Promise<void> {
+    await this.#startOne(this.coordinatorHost, 'coordinator');
+    await Promise.all(this.workerHosts.map((h) => this.#startOne(h, 'worker')));
+    const n = this.workerHosts.length;
+    await waitFor(
+      `clink job running on ${n} workers`,
+      async () => {
+        const s = await this.#status();
+        return !!s && s.running && s.workers.length === n;
+      },
+      this.opts.startTimeoutMs ?? 90_000,
+      500,
+    );
+    this.#log('clink: job running');
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#ctx) return;
+    await Promise.all(this.workerHosts.map((h) => stopService(this.#remote(h), WORKER_SERVICE, 10_000)));
+    await stopService(this.#remote(this.coordinatorHost), COORDINATOR_SERVICE, 10_000);
+  }
+
+  async processes(): Promise<EngineProcess[]> {
+    return Promise.all(
+      this.#engineHosts().map(async ({ host, role }) => ({
+        host: host.name,
+        role,
+        service: serviceFor(role),
+        pid: await servicePid(this.#remote(host), serviceFor(role)),
+      })),
+    );
+  }
+
+  async restart(hostName: string, role: EngineRole): Promise<EngineProcess> {
+    if (this.#roleOf(hostName) !== role) throw new QualError('BAD_ARGUMENTS', `${hostName} does not run the clink ${role}`);
+    const host = this.#c.rig.hosts.find((h) => h.name === hostName)!;
+    const pid = await this.#startOne(host, role);
+    return { host: hostName, role, service: serviceFor(role), pid };
+  }
+
+  async #status(): Promise<ClinkStatus | null> {
+    const r = await this.#remote(this.coordinatorHost).exec(`cat ${shQuote(clinkDir(this.coordinatorHost))}/status.json 2>/dev/null`, { check: false });
+    if (!r.stdout.trim()) return null;
+    try {
+      return JSON.parse(r.stdout) as ClinkStatus;
+    } catch {
+      return null;
+    }
+  }
+
+  async health(): Promise<EngineHealth> {
+    const s = await this.#status();
+    // The durable log is the authority on completed checkpoints; status.json mirrors it.
+    const r = await this.#remote(this.coordinatorHost).exec(`tail -n 3 ${shQuote(clinkDir(this.coordinatorHost))}/checkpoints.log 2>/dev/null`, { check: false });
+    let lastDurable: { id: number; epoch: number; at: string } | null = null;
+    for (const line of r.stdout.split('\n')) {
+      const rec = decodeLine<{ t: string; id: number; epoch: number; at: string }>(line);
+      if (rec?.t === 'complete') lastDurable = rec;
+    }
+    const checkpoints = s?.checkpoints ?? [];
+    return {
+      running: s?.running ?? false,
+      epoch: s?.epoch ?? 0,
+      completedCheckpoints: s?.completedCheckpoints ?? 0,
+      lastCompletedCheckpointId: s?.lastCompletedCheckpointId ?? lastDurable?.id ?? null,
+      lastCompletedAt: s?.lastCompletedAt ?? lastDurable?.at ?? null,
+      checkpoints,
+    };
+  }
+
+  /** The worker hosts running subtasks now (from the coordinator's status), busiest first. */
+  async activeWorkers(): Promise<string[]> {
+    const s = await this.#status();
+    return (s?.workers ?? []).filter((w) => w.subtasks.length > 0).sort((a, b) => b.subtasks.length - a.subtasks.length).map((w) => w.id);
+  }
+
+  async armFaultPoint(point: string, opts: { times?: number; host?: string } = {}): Promise<void> {
+    if (!FAULT_POINTS.includes(point)) throw new QualError('BAD_ARGUMENTS', `clink: unknown fault point '${point}' (known: ${FAULT_POINTS.join(', ')})`);
+    const isCoordinator = (COORDINATOR_FAULT_POINTS as readonly string[]).includes(point);
+    let hostName = opts.host;
+    if (!hostName) {
+      if (isCoordinator) hostName = this.coordinatorHost.name;
+      else {
+        const active = await this.activeWorkers();
+        hostName = active[0] ?? this.workerHosts[0]!.name;
+      }
+    }
+    const role = this.#roleOf(hostName);
+    if (isCoordinator !== (role === 'coordinator')) throw new QualError('BAD_ARGUMENTS', `clink: ${point} is not reached on ${hostName} (${role})`);
+    const host = this.#c.rig.hosts.find((h) => h.name === hostName)!;
+    const r = this.#remote(host);
+    const file = `${clinkDir(host)}/faults/armed.json`;
+    const cur = await r.exec(`cat ${shQuote(file)} 2>/dev/null`, { check: false });
+    let armed: Record<string, number> = {};
+    try {
+      armed = cur.stdout.trim() ? (JSON.parse(cur.stdout) as Record<string, number>) : {};
+    } catch {
+      armed = {};
+    }
+    armed[point] = opts.times ?? 1;
+    await this.#writeArmed(r, file, armed);
+    this.#log(`clink: armed ${point} x${armed[point]} on ${hostName}`);
+  }
+
+  async #writeArmed(r: Remote, file: string, armed: Record<string, number>): Promise<void> {
+    const tmp = `${file}.plug-tmp`;
+    await r.exec(`mkdir -p ${shQuote(path.posix.dirname(file))}`);
+    await r.writeFile(tmp, JSON.stringify(armed));
+    await r.exec(`mv -f ${shQuote(tmp)} ${shQuote(file)}`);
+  }
+
+  async disarmFaultPoints(): Promise<void> {
+    await Promise.all(
+      this.#engineHosts().map(async ({ host }) => {
+        const r = this.#remote(host);
+        await this.#writeArmed(r, `${clinkDir(host)}/faults/armed.json`, {});
+      }),
+    );
+  }
+
+  async firedFaultPoints(): Promise<FaultPointFiring[]> {
+    const all = await Promise.all(
+      this.#engineHosts().map(async ({ host }) => {
+        const r = await this.#remote(host).exec(`cat ${shQuote(clinkDir(host))}/faults/fired.jsonl 2>/dev/null`, { check: false });
+        return parseJsonLines<FaultPointFiring>(r.stdout);
+      }),
+    );
+    return all.flat().sort((a, b) => a.at.localeCompare(b.at));
+  }
+
+  async sinkOpenLines(): Promise<{ host: string; line: string }[]> {
+    const out: { host: string; line: string }[] = [];
+    for (const host of this.workerHosts) {
+      const r = this.#remote(host);
+      // The newest open line of this worker's log (one per subtask opened; they name the same settings).
+      const g = await r.exec(`grep -h 'family=' ${shQuote(serviceDir(r, WORKER_SERVICE))}/out.log 2>/dev/null | tail -n 1`, { check: false });
+      const line = g.stdout.trim();
+      if (line) out.push({ host: host.name, line });
+    }
+    return out;
+  }
+
+  async startedUploads(): Promise<{ key: string; uploadId: string }[]> {
+    const seen = new Set<string>();
+    const out: { key: string; uploadId: string }[] = [];
+    for (const host of this.workerHosts) {
+      const r = await this.#remote(host).exec(`cat ${shQuote(clinkDir(host))}/journal.jsonl 2>/dev/null`, { check: false });
+      for (const e of parseJsonLines<{ key: string; uploadId: string }>(r.stdout)) {
+        const k = `${e.key}\n${e.uploadId}`;
+        if (!e.key || !e.uploadId || seen.has(k)) continue;
+        seen.add(k);
+        out.push({ key: e.key, uploadId: e.uploadId });
+      }
+    }
+    return out;
+  }
+
+  async collectLogs(destDir: string): Promise<string[]> {
+    const written: string[] = [];
+    for (const { host, role } of this.#engineHosts()) {
+      const r = this.#remote(host);
+      const dir = clinkDir(host);
+      const files: [string, string][] = [
+        [`${serviceDir(r, serviceFor(role))}/out.log`, 'out.log'],
+        [`${dir}/faults/fired.jsonl`, 'fired.jsonl'],
+        [`${dir}/faults/armed.json`, 'armed.json'],
+        [`${dir}/config.json`, 'config.json'],
+      ];
+      if (role === 'coordinator') files.push([`${dir}/status.json`, 'status.json'], [`${dir}/checkpoints.log`, 'checkpoints.log']);
+      else files.push([`${dir}/journal.jsonl`, 'journal.jsonl']);
+      const hostDir = path.join(destDir, host.name);
+      mkdirSync(hostDir, { recursive: true });
+      for (const [remotePath, name] of files) {
+        const exists = await r.exec(`[ -f ${shQuote(remotePath)} ] && echo yes`, { check: false });
+        if (exists.stdout.trim() !== 'yes') continue;
+        const local = path.join(hostDir, name);
+        try {
+          await r.download(remotePath, local);
+          written.push(local);
+        } catch (err) {
+          writeFileSync(`${local}.error`, String((err as Error).message));
+        }
+      }
+    }
+    return written;
+  }
+}
+
+function parseJsonLines<T>(text: string): T[] {
+  const out: T[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      out.push(JSON.parse(line) as T);
+    } catch {
+      /* a torn last line */
+    }
+  }
+  return out;
+}
+
+/** The bundled Clink engine. */
+export function clinkEngine(opts: ClinkPlugOptions = {}): Engine & { activeWorkers(): Promise<string[]> } {
+  return new ClinkEngine(opts);
+}

@@ -1,0 +1,211 @@
+/**
+ * One subtask on a worker: a partition source feeding one sink, driven by the
+ * coordinator's barriers and completion notifications.
+ *
+ * The subtask's loop hands records to sink.write() and, between records, runs the
+ * operations the coordinator sent, in order:
+ *  - barrier(C): snapshot the next offset, sink.prepare(C, E) → handles, send the snapshot.
+ *    The snapshot carries every handle prepared and not yet committed (a barrier the
+ *    coordinator abandoned leaves its handles pending, so the next checkpoint covers them:
+ *    the offsets always match the records the handles hold).
+ *  - complete(C, handles): sink.commit(C, E, handles) with the handles from the durable
+ *    record; they stop being pending once the commit succeeded.
+ * Before reading, a restored subtask calls sink.recover(restoredHandles, E), retried until
+ * it succeeds (the store may be down).
+ */
+import type { Sink, SinkFactory, UploadHandle } from './sink/sink-api.ts';
+import type { TaskSpec, WorkerMessage } from './protocol.ts';
+import { PartitionSource, type PartitionSourceOptions, type SourceRecord } from './source.ts';
+
+/** What a subtask needs from its source (PartitionSource; a fake in unit tests). */
+export interface SourceLike {
+  resolvedStart: number;
+  start(): Promise<void>;
+  next(): SourceRecord | null;
+  whenReadable(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SubtaskEnv {
+  epoch: number;
+  spec: TaskSpec;
+  sinkFactory: SinkFactory;
+  makeSinkContext(subtask: number): Parameters<SinkFactory>[0];
+  kafka: { bootstrap: string[]; topic: string };
+  mutant?: string;
+  checkpointIntervalMs: number;
+  send(msg: WorkerMessage): void;
+  log(line: string): void;
+  /** Defaults to a PartitionSource (Kafka). */
+  makeSource?: (opts: PartitionSourceOptions) => SourceLike;
+}
+
+type Op = { kind: 'barrier'; checkpointId: number } | { kind: 'complete'; checkpointId: number; handles: UploadHandle[] };
+
+/** Checkpoint ids a no-fencing worker invents for its own commits: far above the coordinator's. */
+const AUTONOMOUS_ID_BASE = 1_000_000_000;
+
+export class Subtask {
+  readonly env: SubtaskEnv;
+  readonly subtask: number;
+  readonly epoch: number;
+  #sink: Sink | null = null;
+  #source: SourceLike | null = null;
+  #ops: Op[] = [];
+  #wake: (() => void) | null = null;
+  #cancelled = false;
+  #nextOffset: number | null = null;
+  #pending: UploadHandle[] = [];
+  #loop: Promise<void> | null = null;
+  /** MUTANT no-fencing: set while the worker is cut off from the coordinator. */
+  autonomous = false;
+  #autonomousSeq = 0;
+  #lastAutonomous = Date.now();
+  records = 0;
+
+  constructor(env: SubtaskEnv) {
+    this.env = env;
+    this.subtask = env.spec.subtask;
+    this.epoch = env.epoch;
+  }
+
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  start(): void {
+    this.#loop = this.#run().catch((err: Error) => {
+      if (this.#cancelled) return;
+      this.env.log(`clink worker: subtask ${this.subtask} epoch ${this.epoch} failed: ${err.stack ?? err.message}`);
+      this.env.send({ type: 'error', epoch: this.epoch, subtask: this.subtask, message: String(err.message), fatal: true });
+    });
+  }
+
+  barrier(checkpointId: number): void {
+    this.#ops.push({ kind: 'barrier', checkpointId });
+    this.#signal();
+  }
+
+  complete(checkpointId: number, handles: UploadHandle[]): void {
+    this.#ops.push({ kind: 'complete', checkpointId, handles });
+    this.#signal();
+  }
+
+  /** Stops reading, drops the buffer (sink.close) and the source. */
+  async cancel(): Promise<void> {
+    if (this.#cancelled) return;
+    this.#cancelled = true;
+    this.#signal();
+    const closing = [this.#source?.close(), this.#sink?.close()];
+    await Promise.allSettled(closing);
+    await Promise.race([this.#loop, sleep(5000)]);
+  }
+
+  #signal(): void {
+    const w = this.#wake;
+    this.#wake = null;
+    w?.();
+  }
+
+  async #run(): Promise<void> {
+    const { spec, epoch } = this.env;
+    const sink = this.env.sinkFactory(this.env.makeSinkContext(spec.subtask));
+    this.#sink = sink;
+    await sink.open();
+    if (this.#cancelled) return void (await sink.close());
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await sink.recover(spec.restoredHandles, epoch);
+        break;
+      } catch (err) {
+        if (this.#cancelled) return;
+        this.env.log(`clink worker: subtask ${spec.subtask} recover attempt ${attempt} failed: ${(err as Error).message}`);
+        this.env.send({ type: 'error', epoch, subtask: spec.subtask, message: `recover: ${(err as Error).message}` });
+        await sleep(Math.min(5000, 250 * attempt));
+      }
+    }
+    if (this.#cancelled) return;
+    let start = spec.startOffset;
+    if (this.env.mutant === 'offsets-off-by-one' && start !== null && start > 0) {
+      // MUTANT offsets-off-by-one: the restored source re-reads the record before the checkpointed offset.
+      start = start - 1;
+    }
+    const makeSource = this.env.makeSource ?? ((o: PartitionSourceOptions) => new PartitionSource(o));
+    const source = makeSource({
+      bootstrap: this.env.kafka.bootstrap,
+      topic: this.env.kafka.topic,
+      partition: spec.partition,
+      startOffset: start,
+      clientId: `clink-s${spec.subtask}-e${epoch}-${process.pid}`,
+      onError: (err) => this.env.log(`clink worker: subtask ${spec.subtask} fetch error (retrying): ${err.message}`),
+    });
+    this.#source = source;
+    if (this.#cancelled) return void (await source.close());
+    await source.start();
+    this.#nextOffset = source.resolvedStart;
+    this.env.log(`clink worker: subtask ${spec.subtask} epoch ${epoch} reading partition ${spec.partition} from offset ${source.resolvedStart} (restored ${spec.restoredHandles.length} handles)`);
+    this.env.send({ type: 'ready', epoch, subtask: spec.subtask });
+
+    while (!this.#cancelled) {
+      const op = this.#ops.shift();
+      if (op) {
+        await this.#runOp(sink, op);
+        continue;
+      }
+      if (this.autonomous && Date.now() - this.#lastAutonomous >= this.env.checkpointIntervalMs) {
+        await this.#autonomousCommit(sink);
+        continue;
+      }
+      let n = 0;
+      let r;
+      while (n < 2000 && this.#ops.length === 0 && (r = source.next())) {
+        sink.write(r.value.toString('utf8'));
+        this.#nextOffset = r.offset + 1;
+        n++;
+      }
+      this.records += n;
+      if (n === 0) {
+        await Promise.race([source.whenReadable(), new Promise<void>((res) => (this.#wake = res)), sleep(this.autonomous ? 500 : 2000)]);
+      } else if (n >= 2000) {
+        await new Promise((res) => setImmediate(res));
+      }
+    }
+  }
+
+  async #runOp(sink: Sink, op: Op): Promise<void> {
+    const epoch = this.epoch;
+    if (op.kind === 'barrier') {
+      const offset = this.#nextOffset;
+      const handles = await sink.prepare(op.checkpointId, epoch);
+      this.#pending.push(...handles);
+      if (this.#cancelled) return;
+      this.env.send({ type: 'snapshot', checkpointId: op.checkpointId, epoch, subtask: this.subtask, offset, handles: [...this.#pending] });
+      return;
+    }
+    try {
+      await sink.commit(op.checkpointId, epoch, op.handles);
+      const done = new Set(op.handles.map((h) => `${h.key}\n${h.uploadId}`));
+      this.#pending = this.#pending.filter((h) => !done.has(`${h.key}\n${h.uploadId}`));
+    } catch (err) {
+      if (this.#cancelled) return;
+      // Still pending: the next snapshot carries them again, so a later completion commits them.
+      this.env.log(`clink worker: subtask ${this.subtask} commit of checkpoint ${op.checkpointId} failed: ${(err as Error).message}`);
+      this.env.send({ type: 'error', epoch, subtask: this.subtask, message: `commit ${op.checkpointId}: ${(err as Error).message}` });
+    }
+  }
+
+  /** MUTANT no-fencing: cut off from the coordinator, the subtask prepares and commits on its own timer. */
+  async #autonomousCommit(sink: Sink): Promise<void> {
+    this.#lastAutonomous = Date.now();
+    const id = AUTONOMOUS_ID_BASE + this.epoch * 10_000 + ++this.#autonomousSeq;
+    const handles = await sink.prepare(id, this.epoch);
+    const all = [...this.#pending, ...handles];
+    this.env.log(`clink worker: MUTANT no-fencing: subtask ${this.subtask} commits ${all.length} handles without the coordinator (id ${id})`);
+    await sink.commit(id, this.epoch, all);
+    this.#pending = [];
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,166 @@
+/**
+ * Helpers for Clink's integration tests (test/rig/engine-*.test.ts) and its benchmark
+ * (bench/engine.ts), against the live rig: the engine context over SSH, a fresh input
+ * topic, a simple producer of JSON lines {"p","seq"}, and a bucket count of committed
+ * lines by (p, seq). Not part of the bundle.
+ */
+import { Admin, Producer, stringSerializers } from '@platformatic/kafka';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import type { EngineContext } from '../engine.ts';
+import type { Remote } from '../../rig/remote.ts';
+import type { RigState, StoreCredentials } from '../../rig/types.ts';
+import { readRigState, readStoreCredentials } from '../../rig/state.ts';
+import { remoteFor, closeAllRemotes } from '../../rig/ssh.ts';
+
+export interface RigKit {
+  state: RigState;
+  credentials: StoreCredentials;
+  remote(host: string): Remote;
+  ctx(runId: string, log?: (l: string) => void): EngineContext;
+  s3: S3Client;
+  bootstrap: string[];
+  close(): Promise<void>;
+}
+
+export function rigKit(): RigKit {
+  const state = readRigState();
+  const credentials = readStoreCredentials(state);
+  const remote = (name: string): Remote => {
+    const h = state.hosts.find((x) => x.name === name);
+    if (!h) throw new Error(`no host ${name} in the rig`);
+    return remoteFor(h);
+  };
+  const s3 = new S3Client({ endpoint: state.store.endpoint, region: state.store.region, forcePathStyle: true, credentials, maxAttempts: 2 });
+  return {
+    state,
+    credentials,
+    remote,
+    ctx: (runId, log) => ({ rig: state, remote, credentials, runId, log }),
+    s3,
+    bootstrap: state.kafka.bootstrap.split(','),
+    close: async () => {
+      s3.destroy();
+      await closeAllRemotes();
+    },
+  };
+}
+
+export async function createTopic(bootstrap: string[], topic: string, partitions: number, replicas: number): Promise<void> {
+  const admin = new Admin({ clientId: 'clink-testkit-admin', bootstrapBrokers: bootstrap });
+  try {
+    await admin.createTopics({ topics: [topic], partitions, replicas });
+  } finally {
+    await admin.close();
+  }
+}
+
+/** Produces JSON lines {"p","seq","pad"} round-robin over partitions; seq counts per partition. */
+export class LineProducer {
+  readonly topic: string;
+  readonly partitions: number;
+  readonly seq: number[];
+  #producer: Producer<string, string, string, string>;
+  pad: string;
+
+  constructor(bootstrap: string[], topic: string, partitions: number, padBytes = 60) {
+    this.topic = topic;
+    this.partitions = partitions;
+    this.seq = new Array(partitions).fill(0);
+    this.pad = 'x'.repeat(padBytes);
+    this.#producer = new Producer({ clientId: 'clink-testkit-producer', bootstrapBrokers: bootstrap, serializers: stringSerializers, idempotent: true, acks: -1, retries: 20, retryDelay: 500 });
+  }
+
+  get produced(): number {
+    return this.seq.reduce((a, b) => a + b, 0);
+  }
+
+  /** Sends `count` events (in batches), round-robin over the partitions. */
+  async produce(count: number, batch = 1000): Promise<void> {
+    for (let i = 0; i < count; i += batch) {
+      const n = Math.min(batch, count - i);
+      const messages = [];
+      for (let j = 0; j < n; j++) {
+        const p = (this.produced + j) % this.partitions;
+        messages.push({ topic: this.topic, partition: p, value: '' });
+      }
+      for (const m of messages) m.value = JSON.stringify({ p: m.partition, seq: this.seq[m.partition]!++, pad: this.pad });
+      await this.#producer.send({ messages });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#producer.close();
+  }
+}
+
+export interface BucketCount {
+  objects: number;
+  lines: number;
+  distinct: number;
+  duplicates: number;
+  /** (p, seq) below the produced count per partition that are missing. */
+  missing: number;
+  foreign: number;
+  zeroByte: number;
+}
+
+/** Reads every object under the prefix and counts committed lines by (p, seq). */
+export async function countBucket(s3: S3Client, bucket: string, prefix: string, produced: number[]): Promise<BucketCount> {
+  const seen = produced.map((n) => new Uint8Array(n));
+  const c: BucketCount = { objects: 0, lines: 0, distinct: 0, duplicates: 0, missing: 0, foreign: 0, zeroByte: 0 };
+  let token: string | undefined;
+  do {
+    const r = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    for (const o of r.Contents ?? []) {
+      c.objects++;
+      if (!o.Size) {
+        c.zeroByte++;
+        continue;
+      }
+      const body = await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }))).Body!.transformToString();
+      for (const line of body.split('\n')) {
+        if (!line) continue;
+        c.lines++;
+        let e: { p?: number; seq?: number };
+        try {
+          e = JSON.parse(line) as { p?: number; seq?: number };
+        } catch {
+          c.foreign++;
+          continue;
+        }
+        const arr = typeof e.p === 'number' ? seen[e.p] : undefined;
+        if (!arr || typeof e.seq !== 'number' || e.seq < 0 || e.seq >= arr.length) {
+          c.foreign++;
+          continue;
+        }
+        if (arr[e.seq]! > 0) c.duplicates++;
+        else c.distinct++;
+        arr[e.seq] = Math.min(255, arr[e.seq]! + 1);
+      }
+    }
+    token = r.IsTruncated ? r.NextContinuationToken : undefined;
+  } while (token);
+  for (const arr of seen) for (const v of arr) if (v === 0) c.missing++;
+  return c;
+}
+
+/** Polls the bucket until every produced event is committed (or the deadline); returns the last count. */
+export async function waitAllCommitted(s3: S3Client, bucket: string, prefix: string, produced: number[], timeoutMs: number, log?: (l: string) => void): Promise<BucketCount> {
+  const deadline = Date.now() + timeoutMs;
+  let last: BucketCount;
+  for (;;) {
+    try {
+      last = await countBucket(s3, bucket, prefix, produced);
+      log?.(`bucket: ${last.distinct}/${produced.reduce((a, b) => a + b, 0)} distinct, ${last.duplicates} duplicates, ${last.objects} objects`);
+      if (last.missing === 0 || Date.now() > deadline) return last;
+    } catch (err) {
+      log?.(`bucket count failed: ${(err as Error).message}`);
+      if (Date.now() > deadline) throw err;
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

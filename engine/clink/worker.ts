@@ -1,0 +1,205 @@
+/**
+ * A Clink worker process: connects to the coordinator (and reconnects, with retries, for
+ * as long as it lives: it survives a coordinator loss with the same PID), runs the
+ * subtasks the coordinator deploys, and fences itself when cut off.
+ *
+ * Self-fencing: no word from the coordinator for `fencingTimeoutMs` (shorter than the
+ * coordinator's worker-loss timeout) → every task is stopped and its buffer dropped, and
+ * the connection is dropped and re-established. Nothing commits without a complete() of
+ * the current epoch. (MUTANT no-fencing keeps the tasks and commits on its own timer.)
+ */
+import net from 'node:net';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ClinkConfig } from './config.ts';
+import { FaultPoints } from './fault-points.ts';
+import { readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
+import type { SinkContext, SinkFactory } from './sink/sink-api.ts';
+import { Subtask } from './subtask.ts';
+
+export interface WorkerOptions {
+  sinkFactory: SinkFactory;
+  log?: (line: string) => void;
+}
+
+export class Worker {
+  readonly cfg: ClinkConfig;
+  readonly id: string;
+  readonly faults: FaultPoints;
+  readonly #sinkFactory: SinkFactory;
+  readonly #log: (line: string) => void;
+  readonly #s3: { accessKeyId: string; secretAccessKey: string };
+  #socket: net.Socket | null = null;
+  #lastHeard = Date.now();
+  #epoch = 0;
+  #tasks = new Map<number, Subtask>();
+  #timer: NodeJS.Timeout | null = null;
+  #stopped = false;
+  #fenced = false;
+  #connectAttempts = 0;
+
+  constructor(cfg: ClinkConfig, opts: WorkerOptions) {
+    this.cfg = cfg;
+    this.id = cfg.host;
+    this.faults = new FaultPoints(cfg.clinkDir, cfg.host, 'worker');
+    this.#sinkFactory = opts.sinkFactory;
+    this.#log = opts.log ?? ((l) => console.log(l));
+    this.#s3 = JSON.parse(readFileSync(cfg.s3.credentialsFile, 'utf8')) as { accessKeyId: string; secretAccessKey: string };
+  }
+
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  get subtasks(): number[] {
+    return [...this.#tasks.keys()].sort((a, b) => a - b);
+  }
+
+  start(): void {
+    this.#log(`clink worker ${this.id} pid ${process.pid} starting; coordinator ${this.cfg.coordinator.address}:${this.cfg.coordinator.port}`);
+    this.#connect();
+    this.#timer = setInterval(() => this.#tick(), 500);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#socket?.destroy();
+    await this.#cancelAll();
+  }
+
+  #send(msg: WorkerMessage): void {
+    send(this.#socket, msg);
+  }
+
+  #connect(): void {
+    if (this.#stopped) return;
+    const sock = net.connect({ host: this.cfg.coordinator.address, port: this.cfg.coordinator.port });
+    sock.setNoDelay(true);
+    sock.setKeepAlive(true, 1000);
+    this.#socket = sock;
+    // A partitioned coordinator drops the SYN: give up on this attempt and try again.
+    const connectTimer = setTimeout(() => sock.destroy(), 3000);
+    sock.on('connect', () => {
+      clearTimeout(connectTimer);
+      this.#connectAttempts = 0;
+      this.#lastHeard = Date.now();
+      this.#log(`clink worker ${this.id}: connected to coordinator`);
+      send(sock, { type: 'hello', workerId: this.id, pid: process.pid, epoch: this.#epoch });
+    });
+    readLines(sock, (m) => {
+      if (this.#socket !== sock) return;
+      this.#lastHeard = Date.now();
+      this.#onMessage(m as CoordinatorMessage);
+    });
+    sock.on('error', () => undefined);
+    sock.on('close', () => {
+      clearTimeout(connectTimer);
+      if (this.#socket !== sock) return;
+      this.#socket = null;
+      if (this.#stopped) return;
+      this.#connectAttempts++;
+      if (this.#connectAttempts === 1 || this.#connectAttempts % 20 === 0) this.#log(`clink worker ${this.id}: coordinator connection closed; reconnecting (attempt ${this.#connectAttempts})`);
+      setTimeout(() => this.#connect(), 500);
+    });
+  }
+
+  #tick(): void {
+    if (this.#socket && !this.#socket.connecting) this.#send({ type: 'heartbeat', workerId: this.id, epoch: this.#epoch });
+    const fencing = this.cfg.fencingTimeoutMs ?? 4000;
+    if (Date.now() - this.#lastHeard <= fencing || this.#fenced) return;
+    // Decide after the poll phase: if this process itself stalled, socket data that is
+    // already waiting is read first and is not mistaken for silence.
+    setImmediate(() => this.#maybeFence(fencing));
+  }
+
+  #maybeFence(fencing: number): void {
+    const silent = Date.now() - this.#lastHeard;
+    if (silent > fencing && !this.#fenced) {
+      this.#fenced = true;
+      if (this.cfg.mutant === 'no-fencing') {
+        // MUTANT no-fencing: keep the tasks and let them commit on their own timer.
+        this.#log(`clink worker ${this.id}: MUTANT no-fencing: no word from the coordinator for ${silent} ms; tasks keep running and commit on their own`);
+        for (const t of this.#tasks.values()) t.autonomous = true;
+      } else {
+        this.#log(`clink worker ${this.id}: no word from the coordinator for ${silent} ms: fencing (stopping ${this.#tasks.size} tasks of epoch ${this.#epoch})`);
+        void this.#cancelAll();
+      }
+      // A silent connection may be a dead one (a partition): drop it and reconnect.
+      if (this.#socket && !this.#socket.connecting) this.#socket.destroy();
+    }
+  }
+
+  async #cancelAll(): Promise<void> {
+    const tasks = [...this.#tasks.values()];
+    this.#tasks.clear();
+    await Promise.allSettled(tasks.map((t) => t.cancel()));
+  }
+
+  #onMessage(msg: CoordinatorMessage): void {
+    switch (msg.type) {
+      case 'ping':
+        if (this.#fenced && msg.epoch === this.#epoch && this.cfg.mutant !== 'no-fencing') {
+          // Heard again within the same epoch, but our tasks are gone: tell the coordinator.
+          this.#send({ type: 'error', epoch: this.#epoch, message: 'fenced: tasks stopped' });
+        }
+        this.#fenced = false;
+        return;
+      case 'deploy': {
+        this.#fenced = false;
+        if (msg.epoch < this.#epoch) return;
+        this.#epoch = msg.epoch;
+        const old = [...this.#tasks.values()];
+        this.#tasks.clear();
+        for (const t of old) void t.cancel();
+        this.#log(`clink worker ${this.id}: epoch ${msg.epoch}: deploy subtasks [${msg.tasks.map((t) => t.subtask).join(',')}] (cancelled ${old.length})`);
+        for (const spec of msg.tasks) {
+          const t = new Subtask({
+            epoch: msg.epoch,
+            spec,
+            sinkFactory: this.#sinkFactory,
+            makeSinkContext: (s) => this.#sinkContext(s),
+            kafka: { bootstrap: this.cfg.kafka.bootstrap, topic: this.cfg.topic },
+            mutant: this.cfg.mutant,
+            checkpointIntervalMs: this.cfg.checkpointIntervalMs,
+            send: (m) => {
+              if (!t.cancelled && this.#tasks.get(spec.subtask) === t) this.#send(m);
+            },
+            log: this.#log,
+          });
+          this.#tasks.set(spec.subtask, t);
+          t.start();
+        }
+        return;
+      }
+      case 'barrier':
+        if (msg.epoch !== this.#epoch) return;
+        for (const t of this.#tasks.values()) t.barrier(msg.checkpointId);
+        return;
+      case 'complete':
+        if (msg.epoch !== this.#epoch) {
+          this.#log(`clink worker ${this.id}: ignoring complete(${msg.checkpointId}) of epoch ${msg.epoch} (current ${this.#epoch})`);
+          return;
+        }
+        for (const [s, handles] of Object.entries(msg.handles)) this.#tasks.get(Number(s))?.complete(msg.checkpointId, handles);
+        return;
+      case 'cancel':
+        if (msg.epoch >= this.#epoch) void this.#cancelAll();
+        return;
+    }
+  }
+
+  #sinkContext(subtask: number): SinkContext {
+    return {
+      subtask,
+      bucket: this.cfg.bucket,
+      prefix: this.cfg.prefix,
+      checkpointIntervalMs: this.cfg.checkpointIntervalMs,
+      mutant: this.cfg.mutant,
+      s3: { endpoint: this.cfg.s3.endpoint, region: this.cfg.s3.region, ...this.#s3 },
+      journalPath: path.join(this.cfg.clinkDir, 'journal.jsonl'),
+      log: (line) => this.#log(line),
+      faultPoint: (point, info) => this.faults.reachAsync(point, info),
+    };
+  }
+}
