@@ -9,7 +9,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCampaign } from '../../campaigns/runner/run.ts';
 import { Progress } from '../../campaigns/runner/progress.ts';
+import { closeAllRemotes } from '../../rig/ssh.ts';
 import { chaosOf, leftovers, writeCampaign } from '../helpers/campaign.ts';
+
+t.teardown(() => closeAllRemotes());
 
 const file = writeCampaign(
   'abort-test',
