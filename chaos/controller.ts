@@ -13,6 +13,7 @@
  * Every landed fault is registered for healing the moment it lands; `healActive()` heals
  * whatever is still active (on abort, or after an error).
  */
+import { sleep } from '../lib/sleep.ts';
 import type { ChaosRecord, PlannedFault } from '../lib/evidence.ts';
 import { FaultNotLanded, type FaultContext, type LandedFault } from './fault.ts';
 import { packageFor } from './kinds.ts';
@@ -37,15 +38,6 @@ export interface FaultOutcome {
   reason?: string;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    }, { once: true });
-  });
 
 export function episodesOf(plan: PlannedFault[]): PlannedFault[][] {
   const byStart = [...plan].sort((a, b) => a.atS - b.atS);

@@ -10,6 +10,7 @@
  * `stuck: true`, stops, and `stuck` / `stuckError` say so; the caller turns that into a FAIL.
  * A non-retryable error (bad credentials, no such bucket) stops the sampler the same way.
  */
+import { sleep } from '../lib/sleep.ts';
 import { appendFileSync } from 'node:fs';
 import type { Sample } from '../lib/evidence.ts';
 import { QualError } from '../lib/errors.ts';
@@ -30,18 +31,6 @@ export interface SamplerOptions {
   onSample?: (s: Sample) => void;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 export class Sampler {
   readonly #o: SamplerOptions;

@@ -18,7 +18,7 @@ import { servicePid, shQuote, signalService, stopService, waitFor, waitPidGone }
 import type { Remote } from './remote.ts';
 import { listServices, removeTaggedRules } from './services.ts';
 import { remoteFor } from './ssh.ts';
-import { tcpOpen } from './status.ts';
+import { tcpOpen } from './net.ts';
 import { storeLive, STORE_PORT, STORE_SERVICE } from './store.ts';
 import type { RigState } from './types.ts';
 

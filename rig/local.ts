@@ -8,6 +8,7 @@
  * `clearLocal` removes them, and also anything named like the rig's that a killed run
  * left without a journal line (cq-* namespaces and links, processes under stateDir).
  */
+import { tcpOpen } from './net.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -75,18 +76,6 @@ export function checkLocalPreconditions(): void {
   if (ipt.code !== 0) throw new QualError('PRECONDITION', `'iptables -S' does not work here (${ipt.stderr.trim()}): faults need iptables`);
 }
 
-function tcpOpen(address: string, port: number, timeoutMs = 1000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ host: address, port });
-    const done = (ok: boolean) => {
-      s.destroy();
-      resolve(ok);
-    };
-    s.setTimeout(timeoutMs, () => done(false));
-    s.once('connect', () => done(true));
-    s.once('error', () => done(false));
-  });
-}
 
 function sshdConfig(name: string, address: string): string {
   const dir = path.join(hostDir(name), 'etc', 'ssh');

@@ -4,6 +4,7 @@
  * lag, from the Kafka protocol) and the store (health/live, bucket present).
  */
 import net from 'node:net';
+import { tcpOpen } from './net.ts';
 import { kafkaHealth, KAFKA_PORT, KAFKA_SERVICE, type KafkaHealth } from './kafka.ts';
 import { listServices } from './services.ts';
 import { SshRemote } from './ssh.ts';
@@ -36,18 +37,6 @@ export interface RigStatus {
   healthy: boolean;
 }
 
-export function tcpOpen(address: string, port: number, timeoutMs = 1500): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ host: address, port });
-    const done = (ok: boolean) => {
-      s.destroy();
-      resolve(ok);
-    };
-    s.setTimeout(timeoutMs, () => done(false));
-    s.once('connect', () => done(true));
-    s.once('error', () => done(false));
-  });
-}
 
 export async function rigStatus(state: RigState = readRigState()): Promise<RigStatus> {
   let creds: StoreCredentials | null = null;

@@ -11,6 +11,7 @@
  * On abort (SIGINT, SIGTERM, an error) every active fault is healed, the logs are still
  * collected, the run is marked ABORTED, and a report says so.
  */
+import { sleep } from '../../lib/sleep.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -61,15 +62,6 @@ export interface RunResult {
   verdict: Verdict;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    }, { once: true });
-  });
 
 function gitRevision(): { revision: string; dirty: boolean } {
   const rev = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' });
