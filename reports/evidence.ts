@@ -45,6 +45,9 @@ export const EVIDENCE_DESCRIPTIONS: Record<string, string> = {
   'checkpoints.jsonl': 'every completed checkpoint seen',
   'recount.json': 'the separate full re-read of the settled bucket',
   'verdict.json': 'the verdict and its reasons',
+  'produced.json': 'events the generator produced, per partition (what the recount judges against)',
+  'input-audit.json': "the input topic read back in full: duplicates, holes or mismatched lines in the input itself",
+  'pending-uploads.json': "multipart uploads the engine's journal started and the store still lists as pending",
 };
 
 export interface RunEvidence {
@@ -60,6 +63,8 @@ export interface RunEvidence {
   checkpoints: CheckpointSeen[];
   recount?: Recount;
   verdict?: Verdict;
+  /** The input topic's audit (optional: older runs and aborted ones have none). */
+  inputAudit?: { records: number; clean: boolean; duplicates: number; holes: number; mismatched: number; misplaced: number; findings: string[] };
   /** Evidence files that are not there. */
   missing: string[];
   /** Files or lines that could not be read, with why. */
@@ -141,6 +146,7 @@ export function readRunEvidence(runDir: string): RunEvidence {
   ev.checkpoints = readJsonl<CheckpointSeen>(runDir, 'checkpoints.jsonl', ev);
   ev.recount = readJson<Recount>(runDir, 'recount.json', ev);
   ev.verdict = readJson<Verdict>(runDir, 'verdict.json', ev);
+  if (existsSync(path.join(runDir, 'input-audit.json'))) ev.inputAudit = readJson(runDir, 'input-audit.json', ev);
   ev.missing.sort((a, b) => EVIDENCE_FILES.indexOf(a as never) - EVIDENCE_FILES.indexOf(b as never));
   ev.files = listFiles(runDir);
   return ev;

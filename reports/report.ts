@@ -288,6 +288,15 @@ function outcome(x: Ctx): string[] {
   ];
   out.push(table(['Property', 'Recount (fresh full re-read)', 'Oracle (running)', 'Agree'], rows), '');
   if (!r) out.push(MISSING('recount.json'), '');
+  const a = ev.inputAudit;
+  if (a) {
+    out.push(
+      a.clean
+        ? `The input was audited apart from the engine: the topic read back in full held ${fmtInt(a.records)} records, with no duplicate, no hole and no line that differs from the seed, so every finding above (if any) is the engine's.`
+        : `The input audit found anomalies in the topic itself, reported apart from the engine's findings: ${fmtInt(a.duplicates)} duplicate, ${fmtInt(a.holes)} missing, ${fmtInt(a.mismatched)} mismatched and ${fmtInt(a.misplaced)} misplaced records out of ${fmtInt(a.records)} (${a.findings.slice(0, 3).join('; ')}).`,
+      '',
+    );
+  }
   if (v) {
     out.push(
       `${v.recountAgrees ? 'The recount agrees with the oracle' : 'The recount does NOT agree with the oracle'}; the drain ${v.drainConverged ? 'converged: everything produced was committed before its deadline' : 'did not converge before its deadline'}.${r ? ` The recount took ${fmtDuration(r.durationS)}.` : ''}`,
