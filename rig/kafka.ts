@@ -101,6 +101,8 @@ function javaCommand(java: string, libs: string, log4j: string, main: string, ar
 
 /** Uploads, configures, formats and starts every node; resolves when all of them are registered. */
 export async function deployKafka(nodes: BrokerNode[], libsDir: string, version: string, log: (l: string) => void): Promise<KafkaEndpoint> {
+  // A Kafka cluster id is a base64url UUID; one that starts with '-' would be read by the
+  // storage tool's argument parser as an option, so it is passed as --cluster-id=<id>.
   const clusterId = randomBytes(16).toString('base64url');
   await Promise.all(
     nodes.map(async (node) => {
@@ -114,7 +116,7 @@ export async function deployKafka(nodes: BrokerNode[], libsDir: string, version:
       await remote.writeFile(p.log4j, LOG4J2);
       await remote.exec(`rm -rf ${shQuote(p.data)} && mkdir -p ${shQuote(p.data)}`);
       // Format with the same JVM settings; the tool prints to stdout.
-      await remote.exec(javaCommand(java, p.libs, p.log4j, 'kafka.tools.StorageTool', ['format', '-t', clusterId, '-c', p.config]), { timeoutMs: 120_000 });
+      await remote.exec(javaCommand(java, p.libs, p.log4j, 'kafka.tools.StorageTool', ['format', `--cluster-id=${clusterId}`, '-c', p.config]), { timeoutMs: 120_000 });
       await startKafka(remote, version, java);
     }),
   );

@@ -29,16 +29,18 @@ t.teardown(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function withPause<T>(ms: number, during: Promise<T>): Promise<T> {
+/** Pauses the store, then starts `during` (so it surely meets the pause), resumes after ms. */
+async function withPause<T>(ms: number, during: () => Promise<T>): Promise<T> {
   await pauser.pause();
   paused = true;
+  const result = during();
   try {
     await sleep(ms);
   } finally {
     await pauser.resume();
     paused = false;
   }
-  return during;
+  return result;
 }
 
 t.test('a pause shorter than the deadline: errors recorded, retried, judged normally after the resume', async (t) => {
@@ -56,10 +58,7 @@ t.test('a pause shorter than the deadline: errors recorded, retried, judged norm
   const more = cleanObjects(prefix, 200, 50).filter((o) => !first.some((f) => f.key === o.key));
   for (const o of more) await put(client, bucket, o.key, o.body);
   n = 200;
-  const s2 = await withPause(
-    4000,
-    sampler.sample().then((s) => s),
-  );
+  const s2 = await withPause(4000, () => sampler.sample());
   t.ok(s2.errors >= 1, `the sample met errors (${s2.errors})`);
   t.match(s2.lastError ?? '', /STORE|Timeout|abort|deadline|socket|ECONN/i, `lastError says what happened: ${s2.lastError}`);
   t.notOk(s2.stuck);
