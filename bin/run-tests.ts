@@ -94,8 +94,9 @@ if (rigFiles.length) {
   const down = async () => {
     if (!rigUp) return;
     rigUp = false;
-    console.log('# rig down');
-    if ((await run(node, [cli, 'rig', 'down'])) !== 0) {
+    // --purge: the test run leaves nothing of the rig on the machine, uploaded binaries included.
+    console.log('# rig down --purge');
+    if ((await run(node, [cli, 'rig', 'down', '--purge'])) !== 0) {
       failed++;
       failures.push('rig down');
       exit = 1;
