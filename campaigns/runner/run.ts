@@ -13,7 +13,7 @@
  */
 import { sleep } from '../../lib/sleep.ts';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ChaosController } from '../../chaos/controller.ts';
 import type { FaultContext } from '../../chaos/fault.ts';
@@ -469,7 +469,6 @@ function runRecount(runDir: string, timeoutMs: number): Promise<{ ok: boolean; e
 
 /** The rig's own service logs (Kafka, MinIO), tails, into logs/<host>/. */
 async function collectRigLogs(rig: RigState, remote: (n: string) => ReturnType<typeof remoteFor>, run: RunDir): Promise<void> {
-  const { mkdirSync, writeFileSync } = await import('node:fs');
   for (const h of rig.hosts.filter((x) => x.roles.includes('broker') || x.roles.includes('store'))) {
     const r = remote(h.name);
     const out = await r.exec(`for f in ${h.dataDir}/services/*/out.log; do [ -f "$f" ] || continue; echo "=== $f"; tail -n 400 "$f"; done`, { check: false, timeoutMs: 30_000 });
