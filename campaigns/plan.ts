@@ -18,16 +18,10 @@
  */
 import seedrandom from 'seedrandom';
 import { FAULT_KINDS, type FaultKind, type PlannedFault } from '../lib/evidence.ts';
-import type { ResolvedCampaign } from './types.ts';
+import type { ResolvedCampaign, ResolvedCompositionStep } from './types.ts';
 
-interface SlotFault {
-  kind: FaultKind;
-  afterS: number;
-  targets: string[];
-  point?: string;
-  durationS?: number;
-  share?: number;
-}
+/** One fault of a slot: the same shape as a composition step (a lone fault is a one-step slot). */
+type SlotFault = ResolvedCompositionStep;
 
 interface Slot {
   faults: SlotFault[];
