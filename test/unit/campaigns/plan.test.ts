@@ -127,7 +127,7 @@ t.test('clink-qual campaign plan: a table with totals and wall time; --json is p
   const cli = path.join(repo, 'bin', 'clink-qual.ts');
   const table = execFileSync(process.execPath, [cli, 'campaign', 'plan', 'campaigns/quick.yaml'], { encoding: 'utf8' });
   t.match(table, /at\s+id\s+kind\s+target \/ point\s+held\s+composition/);
-  t.match(table, /faults: 18 \(worker-kill 4, coordinator-kill 1, protocol-point 8, store-outage 2, partition 1, packet-loss 1, broker-restart 1\)/);
+  t.match(table, /faults: 20 \(worker-kill 4, coordinator-kill 1, protocol-point 9, store-outage 3, partition 1, packet-loss 1, broker-restart 1\)/);
   t.match(table, /expected wall time: 7 min 15 s at most \(gate 1 min \+ soak 5 min \+ drain 45 s \+ recount 30 s\)/);
   const json = execFileSync(process.execPath, [cli, 'campaign', 'plan', 'campaigns/quick.yaml', '--json'], { encoding: 'utf8' });
   t.equal(json, formatPlanJson(planCampaign(load('quick'))));
