@@ -3,20 +3,16 @@
  * host). Credentials are not in it: they sit in their own 0600 file named here.
  */
 import { readFileSync } from 'node:fs';
+import type { EngineJobSpec } from '../engine.ts';
 
-export interface ClinkConfig {
+/** The job as the harness gave it (topic, partitions, bucket, prefix, interval, mutant), plus where this process runs. */
+export interface ClinkConfig extends EngineJobSpec {
   /** This host's name (worker id for a worker). */
   host: string;
   /** <host dataDir>/clink: status, logs, faults, journal live here. */
   clinkDir: string;
   coordinator: { address: string; port: number };
   kafka: { bootstrap: string[] };
-  topic: string;
-  partitions: number;
-  bucket: string;
-  prefix: string;
-  checkpointIntervalMs: number;
-  mutant?: string;
   s3: { endpoint: string; region: string; credentialsFile: string };
   /** Worker ids the coordinator waits for at (re)start before the first deploy. */
   expectedWorkers: string[];
