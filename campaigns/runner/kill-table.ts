@@ -1,0 +1,86 @@
+/**
+ * The mutant kill table: what `clink-qual qualify-mutants` concludes from each run's
+ * verdict and samples. Pure: the runs happen elsewhere; this decides "caught", finds the
+ * first sample that showed a finding, and renders the Markdown.
+ */
+import type { MutantInfo } from '../../engine/engine.ts';
+import type { Sample, Verdict } from '../../lib/evidence.ts';
+
+export interface KillRow {
+  /** null for the control run of the correct engine. */
+  mutant: MutantInfo | null;
+  verdict: Verdict['verdict'];
+  /** Recount counters above zero, `name=value`. */
+  raised: string[];
+  /** Seconds into the run and the counter of the first sample that showed the finding, or null. */
+  firstFinding: { elapsedS: number; counter: string } | null;
+  /** Mutant: FAIL with one of its counters raised by the recount. Control: PASS. */
+  ok: boolean;
+  runId: string;
+  wallS: number;
+}
+
+export function raisedCounters(verdict: Pick<Verdict, 'recount'>): string[] {
+  return Object.entries(verdict.recount)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${k}=${v}`);
+}
+
+/** A mutant is caught when the run FAILs and the separate recount raised one of the counters its mechanism must raise. */
+export function isCaught(mutant: MutantInfo, verdict: Pick<Verdict, 'verdict' | 'recount'>): boolean {
+  return verdict.verdict === 'FAIL' && mutant.caughtBy.some((c) => verdict.recount[c] > 0);
+}
+
+/** The first sample (samples.jsonl text) in which one of the counters is above zero. */
+export function firstFinding(samplesText: string, counters: readonly string[]): { elapsedS: number; counter: string } | null {
+  for (const line of samplesText.split('\n')) {
+    if (!line.trim()) continue;
+    let s: Sample;
+    try {
+      s = JSON.parse(line) as Sample;
+    } catch {
+      continue; // a torn last line of an interrupted run
+    }
+    const hit = counters.find((c) => ((s.counters as unknown as Record<string, number>)[c] ?? 0) > 0);
+    if (hit) return { elapsedS: s.elapsedS, counter: hit };
+  }
+  return null;
+}
+
+function minSec(s: number): string {
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
+const cell = (s: string): string => s.replace(/\|/g, '/').replace(/\n/g, ' ');
+
+export function renderKillTable(o: { campaign: string; engine: string; rows: KillRow[]; wallS: number }): string {
+  const mutants = o.rows.filter((r) => r.mutant);
+  const survivors = mutants.filter((r) => !r.ok);
+  const control = o.rows.find((r) => !r.mutant);
+  const lines = [
+    '# Mutant kill table',
+    '',
+    `Campaign: ${o.campaign}; engine ${o.engine}; ${mutants.length} mutant(s)${control ? ' and a control run of the correct engine' : ''}; wall time ${minSec(o.wallS)}.`,
+    '',
+    '| mutant | mechanism | expected | verdict | counters raised (recount) | first finding | result | run | wall |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of o.rows) {
+    const first = r.mutant ? (r.firstFinding ? `${r.firstFinding.elapsedS} s (${r.firstFinding.counter})` : 'after the drain (recount)') : '—';
+    const result = r.mutant ? (r.ok ? 'caught' : '**SURVIVED**') : r.ok ? 'passed' : '**CONTROL FAILED**';
+    lines.push(
+      `| ${r.mutant ? r.mutant.name : '(none: the correct engine)'} | ${r.mutant ? cell(r.mutant.mechanism) : 'control'} | ${r.mutant ? `FAIL with ${r.mutant.caughtBy.join(' or ')}` : 'PASS'} | ${r.verdict} | ${r.raised.join(', ') || 'none'} | ${first} | ${result} | ${r.runId} | ${minSec(r.wallS)} |`,
+    );
+  }
+  lines.push('');
+  if (survivors.length) lines.push(`${survivors.length} mutant(s) survived (${survivors.map((r) => r.mutant!.name).join(', ')}): the harness has a defect to fix — a schedule that never hits the mutant's window, or a counter the oracle does not raise.`);
+  else if (mutants.length) lines.push('Every mutant run was caught.');
+  if (control && !control.ok) lines.push('The control run of the correct engine did not PASS: the catches above cannot be told apart from noise.');
+  lines.push('');
+  return lines.join('\n');
+}
+
+/** Exit status of the command: 1 if a mutant survived or the control failed. */
+export function killTableExit(rows: readonly KillRow[]): 0 | 1 {
+  return rows.some((r) => !r.ok) ? 1 : 0;
+}

@@ -1,0 +1,58 @@
+import t from 'tap';
+import { firstFinding, isCaught, killTableExit, raisedCounters, renderKillTable, type KillRow } from '../../../campaigns/runner/kill-table.ts';
+import { zeroCounters, type Counters, type Sample } from '../../../lib/evidence.ts';
+import type { MutantInfo } from '../../../engine/engine.ts';
+
+const dupMutant: MutantInfo = { name: 'commit-at-prepare', mechanism: 'completes at | prepare', caughtBy: ['duplicates'] };
+const offMutant: MutantInfo = { name: 'offsets-off-by-one', mechanism: 'seeks one off', caughtBy: ['gaps', 'duplicates'] };
+const counters = (over: Partial<Counters> = {}): Counters => ({ ...zeroCounters(), ...over });
+const sample = (elapsedS: number, over: Partial<Counters> = {}): string =>
+  JSON.stringify({ t: 'x', elapsedS, objects: 1, events: 1, produced: 1, lag: 0, counters: counters(over), errors: 0 } satisfies Sample);
+
+t.test('caught only when the run FAILs and the recount raised one of the mutant\'s counters', async (t) => {
+  t.equal(isCaught(dupMutant, { verdict: 'FAIL', recount: counters({ duplicates: 3 }) }), true);
+  t.equal(isCaught(dupMutant, { verdict: 'FAIL', recount: counters({ gaps: 3 }) }), false, 'a FAIL for another reason is not a catch');
+  t.equal(isCaught(dupMutant, { verdict: 'PASS', recount: counters() }), false);
+  t.equal(isCaught(dupMutant, { verdict: 'ABORTED', recount: counters({ duplicates: 1 }) }), false, 'an aborted run proves nothing');
+  t.equal(isCaught(offMutant, { verdict: 'FAIL', recount: counters({ duplicates: 1 }) }), true, 'either counter of several');
+});
+
+t.test('raised counters list only those above zero', async (t) => {
+  t.same(raisedCounters({ recount: counters({ gaps: 2, mutations: 1 }) }), ['gaps=2', 'mutations=1']);
+  t.same(raisedCounters({ recount: counters() }), []);
+});
+
+t.test('first finding: the first sample with one of the counters, a torn line skipped', async (t) => {
+  const text = [sample(10), sample(20, { gaps: 1 }), sample(30, { duplicates: 4 }), '{"torn'].join('\n');
+  t.same(firstFinding(text, ['duplicates']), { elapsedS: 30, counter: 'duplicates' });
+  t.same(firstFinding(text, ['duplicates', 'gaps']), { elapsedS: 20, counter: 'gaps' });
+  t.equal(firstFinding(text, ['corrupted']), null);
+  t.equal(firstFinding('', ['gaps']), null);
+});
+
+const row = (over: Partial<KillRow>): KillRow => ({ mutant: dupMutant, verdict: 'FAIL', raised: ['duplicates=5'], firstFinding: { elapsedS: 42, counter: 'duplicates' }, ok: true, runId: 'r1', wallS: 370, ...over });
+
+t.test('the table: control row, mutant rows, survivors named, exit status', async (t) => {
+  const rows = [
+    row({ mutant: null, verdict: 'PASS', raised: [], firstFinding: null, ok: true, runId: 'c' }),
+    row({}),
+    row({ mutant: offMutant, verdict: 'PASS', raised: [], firstFinding: null, ok: false, runId: 'r2' }),
+  ];
+  const md = renderKillTable({ campaign: 'campaigns/quick.yaml', engine: 'clink', rows, wallS: 1234 });
+  t.match(md, /2 mutant\(s\) and a control run of the correct engine; wall time 20 min 34 s/);
+  t.match(md, /\| \(none: the correct engine\) \| control \| PASS \| PASS \| none \| — \| passed \| c \|/);
+  t.match(md, /\| commit-at-prepare \| completes at \/ prepare \| FAIL with duplicates \| FAIL \| duplicates=5 \| 42 s \(duplicates\) \| caught \| r1 \| 6 min 10 s \|/, 'a pipe in the mechanism cannot break the table');
+  t.match(md, /\| offsets-off-by-one \| .* \| PASS \| none \| after the drain \(recount\) \| \*\*SURVIVED\*\* \|/);
+  t.match(md, /1 mutant\(s\) survived \(offsets-off-by-one\)/);
+  t.equal(killTableExit(rows), 1);
+  t.equal(killTableExit(rows.slice(0, 2)), 0);
+  t.notMatch(renderKillTable({ campaign: 'q', engine: 'e', rows: rows.slice(0, 2), wallS: 1 }), /survived/);
+});
+
+t.test('a control that does not pass fails the command and says so', async (t) => {
+  const rows = [row({ mutant: null, verdict: 'FAIL', raised: ['gaps=1'], firstFinding: null, ok: false, runId: 'c' }), row({})];
+  const md = renderKillTable({ campaign: 'q', engine: 'e', rows, wallS: 1 });
+  t.match(md, /\*\*CONTROL FAILED\*\*/);
+  t.match(md, /cannot be told apart from noise/);
+  t.equal(killTableExit(rows), 1);
+});
