@@ -15,7 +15,7 @@
  */
 import { sleep } from '../lib/sleep.ts';
 import type { ChaosRecord, PlannedFault } from '../lib/evidence.ts';
-import { FaultNotLanded, type FaultContext, type LandedFault } from './fault.ts';
+import { FaultNotLanded, type FaultContext, type FaultPackage, type LandedFault } from './fault.ts';
 import { packageFor } from './kinds.ts';
 
 export interface ControllerOptions {
@@ -25,6 +25,8 @@ export interface ControllerOptions {
   recoveryDeadlineS: number;
   /** Aborts the walk; active faults are healed by the caller through healActive(). */
   signal: AbortSignal;
+  /** The fault packages by kind (chaos/kinds.ts unless a test supplies its own). */
+  packageFor?: (kind: PlannedFault['kind']) => FaultPackage;
   /** Called with (done, total) as episodes finish. */
   progress?(done: number, total: number): void;
 }
@@ -121,7 +123,9 @@ export class ChaosController {
     const base = ep[0]!.atS;
     // A composition's steps land in order: a step waits for its offset and for every
     // earlier step to have landed (or failed), so "the store goes down, then a worker is
-    // killed" holds even when showing the store down takes longer than the offset.
+    // killed" holds even when showing the store down takes longer than the offset. A step
+    // that needs the later ones to land at all (a recovery-only protocol point) lets them
+    // go early through hooks.ready().
     const settled: Promise<void>[] = [];
     const results = await Promise.all(
       ep.map(async (f, i): Promise<FaultOutcome & { healedAt?: number; landedFault?: LandedFault }> => {
@@ -136,7 +140,7 @@ export class ChaosController {
         }
         let landed: LandedFault;
         try {
-          landed = await packageFor(f.kind).inject(f, ctx);
+          landed = await (this.opts.packageFor ?? packageFor)(f.kind).inject(f, ctx, { ready: markSettled });
         } catch (err) {
           markSettled();
           const ev = err instanceof FaultNotLanded ? err.evidence : {};

@@ -34,6 +34,16 @@ export interface LandedFault {
   verifyRecovery?(): Promise<string | null>;
 }
 
+/** What the controller lets a package signal while it injects. */
+export interface InjectHooks {
+  /**
+   * The later steps of a composition may proceed now, before this fault has shown that it
+   * landed: this fault waits for them (a recovery-only protocol point is armed and fires
+   * only once a later worker kill causes a recovery).
+   */
+  ready(): void;
+}
+
 export interface FaultPackage {
   kind: FaultKind;
   /** How the report names it, e.g. 'Worker SIGKILL (with restart)'. */
@@ -42,7 +52,7 @@ export interface FaultPackage {
    * Injects the fault. Resolves with the landing evidence and the heal handle, or throws
    * FaultNotLanded when it could not show that the fault landed (after undoing any part of it).
    */
-  inject(fault: PlannedFault, ctx: FaultContext): Promise<LandedFault>;
+  inject(fault: PlannedFault, ctx: FaultContext, hooks?: InjectHooks): Promise<LandedFault>;
 }
 
 export class FaultNotLanded extends Error {

@@ -3,8 +3,10 @@
  * that reaches it records the firing durably and SIGKILLs itself at that exact protocol
  * instant. Landing evidence is the fired record and the process gone; heal restarts it.
  *
- * Points reached only during a recovery (`*.recover.*`) fire only when something causes a
- * recovery; campaigns compose them with a worker kill (campaigns/quick.yaml).
+ * Points reached only during a recovery (the plug's recoveryFaultPoints) fire only when
+ * something causes a recovery; campaigns compose them with a worker kill
+ * (campaigns/quick.yaml), and the controller lets that later step go once the point is
+ * armed instead of once it fired.
  */
 import { pidAlive, waitPidGone } from '../rig/process.ts';
 import type { FaultPointFiring } from '../engine/engine.ts';
@@ -18,7 +20,7 @@ export function fireDeadlineMs(checkpointIntervalMs: number): number {
 export const protocolPoint: FaultPackage = {
   kind: 'protocol-point',
   label: 'Kill at a named 2PC protocol point - fired and recovered',
-  async inject(fault, ctx) {
+  async inject(fault, ctx, hooks) {
     const point = fault.point;
     if (!point) throw new FaultNotLanded('protocol-point fault without a point');
     if (!ctx.engine.faultPoints.includes(point)) throw new FaultNotLanded(`the engine has no fault point ${point}`);
@@ -26,6 +28,8 @@ export const protocolPoint: FaultPackage = {
     const before = new Set((await ctx.engine.firedFaultPoints()).map(firingKey));
     await ctx.engine.armFaultPoint(point, { times: 1, ...(fault.target ? { host: fault.target } : {}) });
     ctx.log(`armed ${point}${fault.target ? ` on ${fault.target}` : ''}`);
+    // A recovery-only point fires only when a later step causes a recovery: let it go now.
+    if (ctx.engine.recoveryFaultPoints?.includes(point)) hooks?.ready();
     const deadline = Date.now() + fireDeadlineMs(ctx.checkpointIntervalMs);
     let firing: FaultPointFiring | undefined;
     while (Date.now() < deadline) {

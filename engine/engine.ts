@@ -81,6 +81,12 @@ export interface Engine {
   readonly sinkFamily: string;
   readonly faultPoints: readonly string[];
   readonly mandatoryFaultPoints: readonly string[];
+  /**
+   * Points reached only while the engine recovers: they fire only when a later fault causes
+   * a recovery. In a composition, the steps after such a point proceed once it is armed
+   * (not once it fired), since they are what makes it fire.
+   */
+  readonly recoveryFaultPoints?: readonly string[];
   readonly mutants: readonly MutantInfo[];
 
   /** Uploads the engine and its configuration to the rig's worker and coordinator hosts. */

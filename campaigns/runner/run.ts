@@ -199,13 +199,15 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
       /* the coordinator may be down on purpose */
     }
     const s = sampler?.last;
+    const planIds = new Set(plan.map((f) => f.id));
     progress.update({
       phase: phaseName,
       produced: producer?.total ?? 0,
       committed: s?.events ?? 0,
       checkpoints: health?.completedCheckpoints ?? 0,
-      landed: chaos.filter((r) => r.phase === 'landed').length,
-      healed: chaos.filter((r) => r.phase === 'healed').length,
+      // The soak's faults (the gate's fault g001 is not part of the plan).
+      landed: chaos.filter((r) => r.phase === 'landed' && planIds.has(r.faultId)).length,
+      healed: chaos.filter((r) => r.phase === 'healed' && planIds.has(r.faultId)).length,
       faultsPlanned: plan.length,
       counters: s?.counters ?? zeroCounters(),
     });

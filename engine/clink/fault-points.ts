@@ -21,6 +21,8 @@ export const SINK_FAULT_POINTS = [
 ] as const;
 export const COORDINATOR_FAULT_POINTS = ['coordinator.before-complete-record', 'coordinator.after-complete-record'] as const;
 export const FAULT_POINTS: readonly string[] = [...SINK_FAULT_POINTS, ...COORDINATOR_FAULT_POINTS];
+/** Reached only while a subtask recovers: they fire only when something (a worker kill) causes a recovery. */
+export const RECOVERY_FAULT_POINTS: readonly string[] = ['sink.recover.before-commit', 'sink.recover.after-commit'];
 export const MANDATORY_FAULT_POINTS: readonly string[] = [
   'sink.before-prepare',
   'sink.after-prepare',

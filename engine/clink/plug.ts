@@ -21,7 +21,7 @@ import { clinkBundle } from './bundle.ts';
 import type { ClinkConfig } from './config.ts';
 import type { ClinkStatus } from './coordinator.ts';
 import { decodeLine } from './durable-log.ts';
-import { COORDINATOR_FAULT_POINTS, FAULT_POINTS, MANDATORY_FAULT_POINTS } from './fault-points.ts';
+import { COORDINATOR_FAULT_POINTS, FAULT_POINTS, MANDATORY_FAULT_POINTS, RECOVERY_FAULT_POINTS } from './fault-points.ts';
 import { CLINK_MUTANTS } from './mutants.ts';
 import { SINK_FAMILY } from './sink/s3-2pc-sink.ts';
 
@@ -50,6 +50,7 @@ class ClinkEngine implements Engine {
   readonly sinkFamily = SINK_FAMILY;
   readonly faultPoints = FAULT_POINTS;
   readonly mandatoryFaultPoints = MANDATORY_FAULT_POINTS;
+  readonly recoveryFaultPoints = RECOVERY_FAULT_POINTS;
   readonly mutants = CLINK_MUTANTS;
   readonly opts: ClinkPlugOptions;
   #ctx: EngineContext | null = null;

@@ -1,7 +1,7 @@
 /**
  * The product end to end, through the real CLI: campaigns/quick.yaml on the live rig must
  * PASS (exit 0) with every fault kind landed and recovered, every mandatory protocol point
- * covered, the decisive composition landed in order (the worker killed while the store was
+ * covered, the recovery-only points fired, the decisive composition landed in order (the worker killed while the store was
  * down), and a report that `clink-qual report` regenerates identically from the evidence.
  */
 import t from 'tap';
@@ -32,6 +32,13 @@ t.test('quick campaign passes', async (t) => {
   const recovered = new Set(chaos.filter((c) => c.phase === 'recovered').map((c) => c.faultId));
   for (const kind of FAULT_KINDS) {
     t.ok(chaos.some((c) => c.kind === kind && c.phase === 'landed' && recovered.has(c.faultId)), `${kind} landed and recovered`);
+  }
+  // Every protocol point the plan names fired and recovered, the recovery-only ones too
+  // (they fire only once the composition's later worker kill causes a recovery).
+  const plannedPoints = new Set(chaos.filter((c) => c.kind === 'protocol-point' && c.phase === 'planned').map((c) => c.point!));
+  t.ok(plannedPoints.has('sink.recover.before-commit') && plannedPoints.has('sink.recover.after-commit'), 'the plan has both recovery points');
+  for (const point of plannedPoints) {
+    t.ok(chaos.some((c) => c.point === point && c.phase === 'landed' && recovered.has(c.faultId)), `${point} fired and recovered`);
   }
   // The decisive composition: the worker kill landed while the store was down.
   const comp = chaos.filter((c) => c.composition?.startsWith('store-down-during-worker-recovery'));

@@ -1,0 +1,138 @@
+/**
+ * The chaos controller's ordering of a composition's steps, with in-process fault
+ * packages (the real ones are exercised on the rig by the campaign tests): a step lands
+ * after the earlier ones landed, except when an earlier step says the later ones must go
+ * first (a recovery-only protocol point, armed, fires only once a later kill causes a
+ * recovery).
+ */
+import t from 'tap';
+import { ChaosController } from '../../../chaos/controller.ts';
+import { FaultNotLanded, type FaultContext, type FaultPackage } from '../../../chaos/fault.ts';
+import { protocolPoint } from '../../../chaos/protocol-point.ts';
+import type { FaultPointFiring } from '../../../engine/engine.ts';
+import type { ChaosRecord, FaultKind, PlannedFault } from '../../../lib/evidence.ts';
+
+function harness(packages: Partial<Record<FaultKind, FaultPackage>>, engine: Record<string, unknown> = {}) {
+  const records: ChaosRecord[] = [];
+  const ctx = {
+    rig: { hosts: [] },
+    remote: () => ({ host: { name: 'x' }, exec: async () => ({ stdout: '', stderr: '', code: 0 }) }),
+    engine: { health: async () => ({ lastCompletedAt: new Date(Date.now() + 50).toISOString() }), ...engine },
+    credentials: {},
+    checkpointIntervalMs: 1000,
+    log: () => {},
+  } as unknown as FaultContext;
+  const controller = new ChaosController({
+    plan: [],
+    ctx,
+    record: (r) => records.push({ t: new Date().toISOString(), ...r } as ChaosRecord),
+    recoveryDeadlineS: 5,
+    signal: new AbortController().signal,
+    packageFor: (k) => {
+      const p = packages[k];
+      if (!p) throw new Error(`no package ${k}`);
+      return p;
+    },
+  });
+  return { controller, records };
+}
+
+const step = (id: string, kind: FaultKind, over: Partial<PlannedFault> = {}): PlannedFault => ({ id, kind, atS: 0, composition: 'c#1', ...over });
+const phases = (records: ChaosRecord[]) => records.filter((r) => r.phase !== 'planned').map((r) => `${r.faultId}:${r.phase}`);
+const healOnly = { heal: async () => ({}) };
+
+t.test('a later step lands only after the earlier one landed, even with a zero offset', async (t) => {
+  const order: string[] = [];
+  const slow: FaultPackage = { kind: 'store-outage', label: 's', inject: async () => { await new Promise((r) => setTimeout(r, 200)); order.push('store'); return { evidence: {}, ...healOnly }; } };
+  const kill: FaultPackage = { kind: 'worker-kill', label: 'k', inject: async () => { order.push('kill'); return { evidence: {}, ...healOnly }; } };
+  const { controller, records } = harness({ 'store-outage': slow, 'worker-kill': kill });
+  await controller['runEpisode']([step('f1', 'store-outage'), step('f2', 'worker-kill')]);
+  t.same(order, ['store', 'kill']);
+  t.ok(phases(records).indexOf('f1:landed') < phases(records).indexOf('f2:landed'));
+});
+
+t.test('a step that needs the later ones and does not let them go cannot land (what ready() is for)', async (t) => {
+  let killed = false;
+  const waiting: FaultPackage = {
+    kind: 'protocol-point', label: 'p',
+    inject: async () => {
+      const until = Date.now() + 300;
+      while (!killed && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      if (!killed) throw new FaultNotLanded('did not fire');
+      return { evidence: {}, ...healOnly };
+    },
+  };
+  const kill: FaultPackage = { kind: 'worker-kill', label: 'k', inject: async () => { killed = true; return { evidence: {}, ...healOnly }; } };
+  const { controller, records } = harness({ 'protocol-point': waiting, 'worker-kill': kill });
+  await controller['runEpisode']([step('f1', 'protocol-point'), step('f2', 'worker-kill')]);
+  t.same(phases(records).slice(0, 2), ['f1:not-landed', 'f2:landed']);
+});
+
+t.test('with ready() the later step goes first and the earlier one lands', async (t) => {
+  let killed = false;
+  const waiting: FaultPackage = {
+    kind: 'protocol-point', label: 'p',
+    inject: async (_f, _ctx, hooks) => {
+      hooks?.ready();
+      const until = Date.now() + 2000;
+      while (!killed && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      if (!killed) throw new FaultNotLanded('did not fire');
+      return { evidence: {}, ...healOnly };
+    },
+  };
+  const kill: FaultPackage = { kind: 'worker-kill', label: 'k', inject: async () => { killed = true; return { evidence: {}, ...healOnly }; } };
+  const { controller, records } = harness({ 'protocol-point': waiting, 'worker-kill': kill });
+  await controller['runEpisode']([step('f1', 'protocol-point'), step('f2', 'worker-kill')]);
+  const p = phases(records);
+  t.ok(p.includes('f1:landed') && p.includes('f2:landed'), p.join(' '));
+  t.ok(p.includes('f1:recovered') && p.includes('f2:recovered'), p.join(' '));
+  t.notOk(p.includes('f1:not-landed'));
+});
+
+function pointEngine(recoveryFaultPoints: string[] | undefined) {
+  const fired: FaultPointFiring[] = [];
+  const armed: string[] = [];
+  return {
+    fired,
+    armed,
+    engine: {
+      faultPoints: ['sink.recover.before-commit', 'sink.before-commit'],
+      ...(recoveryFaultPoints ? { recoveryFaultPoints } : {}),
+      armFaultPoint: async (p: string) => void armed.push(p),
+      disarmFaultPoints: async () => {},
+      firedFaultPoints: async () => [...fired],
+      restart: async (host: string) => ({ host, role: 'worker', pid: 2 }),
+    },
+  };
+}
+
+t.test('the real protocol-point package lets the kill go once a recovery-only point is armed', async (t) => {
+  const e = pointEngine(['sink.recover.before-commit']);
+  // The kill causes the recovery in which the armed point fires.
+  const kill: FaultPackage = {
+    kind: 'worker-kill', label: 'k',
+    inject: async () => {
+      t.same(e.armed, ['sink.recover.before-commit'], 'the point was armed before the kill');
+      e.fired.push({ point: 'sink.recover.before-commit', host: 'worker-2', role: 'worker', at: new Date().toISOString(), pid: 1 });
+      return { evidence: {}, ...healOnly };
+    },
+  };
+  const { controller, records } = harness({ 'protocol-point': protocolPoint, 'worker-kill': kill }, e.engine);
+  await controller['runEpisode']([step('f1', 'protocol-point', { point: 'sink.recover.before-commit' }), step('f2', 'worker-kill', { atS: 1 })]);
+  const p = phases(records);
+  t.ok(p.includes('f1:landed') && p.includes('f2:landed'), p.join(' '));
+  const landed = records.find((r) => r.faultId === 'f1' && r.phase === 'landed')!;
+  t.equal((landed.evidence as { firedOn: string }).firedOn, 'worker-2', 'the firing is the landing evidence');
+});
+
+t.test('an ordinary point keeps the order: the next step waits until it fired', async (t) => {
+  const e = pointEngine(['sink.recover.before-commit']);
+  setTimeout(() => e.fired.push({ point: 'sink.before-commit', host: 'worker-1', role: 'worker', at: new Date().toISOString(), pid: 1 }), 800);
+  let killAt = 0;
+  const kill: FaultPackage = { kind: 'worker-kill', label: 'k', inject: async () => { killAt = Date.now(); t.equal(e.fired.length, 1, 'the point had fired before the kill'); return { evidence: {}, ...healOnly }; } };
+  const { controller, records } = harness({ 'protocol-point': protocolPoint, 'worker-kill': kill }, e.engine);
+  await controller['runEpisode']([step('f1', 'protocol-point', { point: 'sink.before-commit' }), step('f2', 'worker-kill')]);
+  t.ok(killAt > 0);
+  const p = phases(records);
+  t.ok(p.indexOf('f1:landed') < p.indexOf('f2:landed'), p.join(' '));
+});
