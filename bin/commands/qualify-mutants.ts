@@ -14,7 +14,8 @@ the engine ships (its mutants: mechanism and the counters that must catch it), t
 campaign with that mutant on the live rig and expects a FAIL with at least one of those
 counters raised by the separate recount. First it runs the correct engine under the same
 campaign (the control), which must PASS. It writes a kill table (Markdown) under runs/ and
-exits 1 if any mutant survives or the control does not pass. A surviving mutant is a defect
+exits 1 if any mutant survives or the control does not pass (2 if interrupted: Ctrl-C
+aborts the current run, heals its faults and stops the command). A surviving mutant is a defect
 of the harness, not of the mutant. About 6 minutes per run with quick.yaml.`,
   options: {
     campaign: { type: 'string', valueName: 'FILE', description: 'The campaign to run per mutant', default: 'campaigns/quick.yaml' },
@@ -51,6 +52,11 @@ of the harness, not of the mutant. About 6 minutes per run with quick.yaml.`,
         wallS: Math.round((Date.now() - started) / 1000),
       };
       rows.push(row);
+      if (verdict.verdict === 'ABORTED') {
+        // The user (or a signal) stopped the run: stop here instead of going on to the next mutant.
+        console.error(`=== ${label}: ABORTED; the remaining ${runs.length - i - 1} run(s) are not started`);
+        break;
+      }
       console.error(`=== ${label}: ${m ? (row.ok ? 'caught' : 'SURVIVED') : row.ok ? 'passed' : 'CONTROL FAILED'} (${verdict.verdict}; ${row.raised.join(', ') || 'no counter raised'})`);
     }
     const table = renderKillTable({ campaign: path.relative(repoRoot, file), engine: engine.name, rows, wallS: Math.round((Date.now() - t0) / 1000) });

@@ -54,8 +54,9 @@ function minSec(s: number): string {
 const cell = (s: string): string => s.replace(/\|/g, '/').replace(/\n/g, ' ');
 
 export function renderKillTable(o: { campaign: string; engine: string; rows: KillRow[]; wallS: number }): string {
+  const aborted = o.rows.some((r) => r.verdict === 'ABORTED');
   const mutants = o.rows.filter((r) => r.mutant);
-  const survivors = mutants.filter((r) => !r.ok);
+  const survivors = mutants.filter((r) => !r.ok && r.verdict !== 'ABORTED');
   const control = o.rows.find((r) => !r.mutant);
   const lines = [
     '# Mutant kill table',
@@ -67,20 +68,22 @@ export function renderKillTable(o: { campaign: string; engine: string; rows: Kil
   ];
   for (const r of o.rows) {
     const first = r.mutant ? (r.firstFinding ? `${r.firstFinding.elapsedS} s (${r.firstFinding.counter})` : 'after the drain (recount)') : '—';
-    const result = r.mutant ? (r.ok ? 'caught' : '**SURVIVED**') : r.ok ? 'passed' : '**CONTROL FAILED**';
+    const result = r.verdict === 'ABORTED' ? '**ABORTED**' : r.mutant ? (r.ok ? 'caught' : '**SURVIVED**') : r.ok ? 'passed' : '**CONTROL FAILED**';
     lines.push(
       `| ${r.mutant ? r.mutant.name : '(none: the correct engine)'} | ${r.mutant ? cell(r.mutant.mechanism) : 'control'} | ${r.mutant ? `FAIL with ${r.mutant.caughtBy.join(' or ')}` : 'PASS'} | ${r.verdict} | ${r.raised.join(', ') || 'none'} | ${first} | ${result} | ${r.runId} | ${minSec(r.wallS)} |`,
     );
   }
   lines.push('');
+  if (aborted) lines.push(`ABORTED: the command was stopped during ${o.rows.find((r) => r.verdict === 'ABORTED')!.runId}; the mutants after it were not run, and nothing is shown for them.`);
   if (survivors.length) lines.push(`${survivors.length} mutant(s) survived (${survivors.map((r) => r.mutant!.name).join(', ')}): the harness has a defect to fix — a schedule that never hits the mutant's window, or a counter the oracle does not raise.`);
-  else if (mutants.length) lines.push('Every mutant run was caught.');
-  if (control && !control.ok) lines.push('The control run of the correct engine did not PASS: the catches above cannot be told apart from noise.');
+  else if (mutants.length && !aborted) lines.push('Every mutant run was caught.');
+  if (control && !control.ok && control.verdict !== 'ABORTED') lines.push('The control run of the correct engine did not PASS: the catches above cannot be told apart from noise.');
   lines.push('');
   return lines.join('\n');
 }
 
-/** Exit status of the command: 1 if a mutant survived or the control failed. */
-export function killTableExit(rows: readonly KillRow[]): 0 | 1 {
+/** Exit status of the command: 2 if it was aborted, 1 if a mutant survived or the control failed, else 0. */
+export function killTableExit(rows: readonly KillRow[]): 0 | 1 | 2 {
+  if (rows.some((r) => r.verdict === 'ABORTED')) return 2;
   return rows.some((r) => !r.ok) ? 1 : 0;
 }

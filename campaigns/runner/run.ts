@@ -178,6 +178,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   let judge: IncrementalJudge | undefined;
   let gate: GateResult | null = null;
   let drainConverged = false;
+  let settleWarning: string | undefined;
   let recount: Recount | null = null;
   let recountError: string | undefined;
   let pendingUploads = 0;
@@ -300,6 +301,22 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     }
     log(drainConverged ? `drain converged: ${sampler.last?.events} of ${target} events committed` : `drain did NOT converge: ${sampler.last?.events} of ${target} committed`);
     if (abort.signal.aborted) throw new QualError('ABORTED', abortReason ?? 'aborted');
+    if (drainConverged) {
+      // Settle: with no input left, let the engine take two more checkpoints (the second
+      // one's barrier comes after everything was committed: an idle barrier must commit
+      // nothing), then stop it, so the judge's last sample and the recount read one
+      // settled bucket.
+      phaseName = 'settle';
+      const idle = await waitCheckpoints(engine, 2, Math.max(30_000, campaign.workload.checkpointIntervalS * 4000), abort.signal);
+      if (idle === null) settleWarning = `no idle checkpoint completed within ${Math.max(30, campaign.workload.checkpointIntervalS * 4)} s after the drain; idle barriers were not exercised`;
+      log(idle === null ? `settle: ${settleWarning}` : `settle: checkpoint ${idle} completed with no input left`);
+      await pollHealth(); // the last checkpoints into checkpoints.jsonl while the coordinator still answers
+      await engine.stop();
+      log('settle: engine stopped; last sample of the settled bucket');
+      const last = await sampler.sample(abort.signal);
+      if (last.stuck) stuck = sampler.stuckError?.message ?? 'a sample could not complete';
+    }
+    if (abort.signal.aborted) throw new QualError('ABORTED', abortReason ?? 'aborted');
     oracleCounters = sampler.last?.counters ?? zeroCounters();
   } catch (err) {
     fatal = err;
@@ -372,6 +389,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     drainConverged,
     pendingUploads,
     ...(stuck ? { stuckOracle: stuck } : {}),
+    ...(settleWarning ? { settleWarning } : {}),
   });
   run.writeJson('verdict.json', verdict);
   try {
@@ -385,6 +403,23 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   await closeAllRemotes().catch(() => {});
   if (fatal && !(fatal instanceof QualError && fatal.code === 'ABORTED')) log(`the run ended early: ${(fatal as Error).message}`);
   return { runDir: run.dir, verdict };
+}
+
+/**
+ * Waits until `n` more checkpoints than now have completed; returns the count then, or
+ * null past the deadline (the coordinator's health may fail meanwhile: keep polling).
+ */
+async function waitCheckpoints(engine: Engine, n: number, timeoutMs: number, signal: AbortSignal): Promise<number | null> {
+  const count = async () => (await engine.health().catch(() => undefined))?.completedCheckpoints;
+  const deadline = Date.now() + timeoutMs;
+  let start = await count();
+  while (Date.now() < deadline && !signal.aborted) {
+    const c = await count();
+    if (start === undefined) start = c;
+    else if (c !== undefined && c >= start + n) return c;
+    await sleep(500, signal);
+  }
+  return null;
 }
 
 /**

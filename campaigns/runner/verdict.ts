@@ -23,6 +23,8 @@ export interface VerdictInput {
   drainConverged: boolean;
   pendingUploads: number;
   stuckOracle?: string;
+  /** Set when no idle checkpoint completed after the drain (a warning: idle barriers were not exercised). */
+  settleWarning?: string;
 }
 
 /** Fault ids that landed, and those of them that recovered. */
@@ -77,6 +79,7 @@ export function decideVerdict(v: VerdictInput): Verdict {
     if (v.stuckOracle) reasons.push(`stuck oracle: ${v.stuckOracle}`);
     // A fault that did not land is not survived; it fails the run only through what it leaves uncovered (above).
     for (const id of notLanded) warnings.push(`fault ${id} did not land and is not counted as survived`);
+    if (v.settleWarning) warnings.push(`settle: ${v.settleWarning}`);
     verdict = reasons.length ? 'FAIL' : 'PASS';
   }
   return {

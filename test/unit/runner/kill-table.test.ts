@@ -56,3 +56,13 @@ t.test('a control that does not pass fails the command and says so', async (t) =
   t.match(md, /cannot be told apart from noise/);
   t.equal(killTableExit(rows), 1);
 });
+
+t.test('an aborted run stops the table: exit 2, not a survivor, the rest named as not run', async (t) => {
+  const rows = [row({ mutant: null, verdict: 'PASS', raised: [], firstFinding: null, ok: true, runId: 'c' }), row({ verdict: 'ABORTED', raised: [], firstFinding: null, ok: false, runId: 'r-abort' })];
+  const md = renderKillTable({ campaign: 'q', engine: 'e', rows, wallS: 1 });
+  t.match(md, /\*\*ABORTED\*\*/);
+  t.match(md, /ABORTED: the command was stopped during r-abort/);
+  t.notMatch(md, /survived/);
+  t.notMatch(md, /Every mutant run was caught/);
+  t.equal(killTableExit(rows), 2);
+});
