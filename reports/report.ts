@@ -168,7 +168,7 @@ function measured(x: Ctx): string[] {
   );
   out.push('');
   out.push(
-    `Six failure modes are counted separately: ${listWords(COUNTER_NAMES.map((n) => COUNTER_LABELS[n].words))}. The verdict does not take the oracle's word for them: after the drain (input stopped, faults healed, everything produced committed or ${c ? `${fmtDuration(c.deadlines.drainS)} passed` : 'the drain deadline passed'}), a separate process re-reads the settled bucket in full and counts again from nothing, and the two must agree.`,
+    `Six failure modes are counted separately: ${listWords(COUNTER_NAMES.map((n) => COUNTER_LABELS[n].words))}. The verdict does not take the oracle's word for them: after the drain (input stopped, faults healed, everything produced committed or ${c ? `${fmtDuration(c.deadlines.drainS)} passed` : 'the drain deadline passed'}), the engine takes two more checkpoints with no input left (an idle barrier must commit nothing) and is stopped; then a separate process re-reads the settled bucket in full and counts again from nothing, and the two must agree.`,
   );
   out.push('');
   out.push(
