@@ -24,6 +24,11 @@ export function zeroCounters(): Counters {
   return { duplicates: 0, gaps: 0, foreign: 0, corrupted: 0, mutations: 0, pastProduced: 0 };
 }
 
+/** The counters above zero, as `name=value`, in COUNTER_NAMES order. */
+export function raisedCounters(c: Counters): string[] {
+  return COUNTER_NAMES.filter((n) => c[n] > 0).map((n) => `${n}=${c[n]}`);
+}
+
 export const FAULT_KINDS = ['worker-kill', 'coordinator-kill', 'protocol-point', 'store-outage', 'partition', 'packet-loss', 'broker-restart'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 

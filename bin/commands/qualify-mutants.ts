@@ -4,7 +4,8 @@ import type { Command } from '../../lib/cli.ts';
 import { QualError } from '../../lib/errors.ts';
 import { repoRoot, runsDir } from '../../lib/paths.ts';
 import { loadForRun, runCampaign } from '../../campaigns/runner/run.ts';
-import { firstFinding, isCaught, killTableExit, raisedCounters, renderKillTable, type KillRow } from '../../campaigns/runner/kill-table.ts';
+import { firstFinding, isCaught, killTableExit, renderKillTable, type KillRow } from '../../campaigns/runner/kill-table.ts';
+import { raisedCounters } from '../../lib/evidence.ts';
 
 const command: Command = {
   name: 'qualify-mutants',
@@ -45,7 +46,7 @@ of the harness, not of the mutant. About 6 minutes per run with quick.yaml.`,
       const row: KillRow = {
         mutant: m,
         verdict: verdict.verdict,
-        raised: raisedCounters(verdict),
+        raised: raisedCounters(verdict.recount),
         firstFinding: m ? firstFinding(samples, m.caughtBy) : null,
         ok: m ? isCaught(m, verdict) : verdict.verdict === 'PASS',
         runId: path.basename(runDir),

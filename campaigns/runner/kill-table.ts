@@ -5,6 +5,7 @@
  */
 import type { MutantInfo } from '../../engine/engine.ts';
 import type { Sample, Verdict } from '../../lib/evidence.ts';
+import { fmtDuration, table } from '../../reports/format.ts';
 
 export interface KillRow {
   /** null for the control run of the correct engine. */
@@ -18,12 +19,6 @@ export interface KillRow {
   ok: boolean;
   runId: string;
   wallS: number;
-}
-
-export function raisedCounters(verdict: Pick<Verdict, 'recount'>): string[] {
-  return Object.entries(verdict.recount)
-    .filter(([, v]) => v > 0)
-    .map(([k, v]) => `${k}=${v}`);
 }
 
 /** A mutant is caught when the run FAILs and the separate recount raised one of the counters its mechanism must raise. */
@@ -47,12 +42,6 @@ export function firstFinding(samplesText: string, counters: readonly string[]): 
   return null;
 }
 
-function minSec(s: number): string {
-  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-}
-
-const cell = (s: string): string => s.replace(/\|/g, '/').replace(/\n/g, ' ');
-
 export function renderKillTable(o: { campaign: string; engine: string; rows: KillRow[]; wallS: number }): string {
   const aborted = o.rows.some((r) => r.verdict === 'ABORTED');
   const mutants = o.rows.filter((r) => r.mutant);
@@ -61,18 +50,25 @@ export function renderKillTable(o: { campaign: string; engine: string; rows: Kil
   const lines = [
     '# Mutant kill table',
     '',
-    `Campaign: ${o.campaign}; engine ${o.engine}; ${mutants.length} mutant(s)${control ? ' and a control run of the correct engine' : ''}; wall time ${minSec(o.wallS)}.`,
+    `Campaign: ${o.campaign}; engine ${o.engine}; ${mutants.length} mutant(s)${control ? ' and a control run of the correct engine' : ''}; wall time ${fmtDuration(o.wallS)}.`,
     '',
-    '| mutant | mechanism | expected | verdict | counters raised (recount) | first finding | result | run | wall |',
-    '|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const r of o.rows) {
+  const rows = o.rows.map((r) => {
     const first = r.mutant ? (r.firstFinding ? `${r.firstFinding.elapsedS} s (${r.firstFinding.counter})` : 'after the drain (recount)') : '—';
     const result = r.verdict === 'ABORTED' ? '**ABORTED**' : r.mutant ? (r.ok ? 'caught' : '**SURVIVED**') : r.ok ? 'passed' : '**CONTROL FAILED**';
-    lines.push(
-      `| ${r.mutant ? r.mutant.name : '(none: the correct engine)'} | ${r.mutant ? cell(r.mutant.mechanism) : 'control'} | ${r.mutant ? `FAIL with ${r.mutant.caughtBy.join(' or ')}` : 'PASS'} | ${r.verdict} | ${r.raised.join(', ') || 'none'} | ${first} | ${result} | ${r.runId} | ${minSec(r.wallS)} |`,
-    );
-  }
+    return [
+      r.mutant ? r.mutant.name : '(none: the correct engine)',
+      r.mutant ? r.mutant.mechanism : 'control',
+      r.mutant ? `FAIL with ${r.mutant.caughtBy.join(' or ')}` : 'PASS',
+      r.verdict,
+      r.raised.join(', ') || 'none',
+      first,
+      result,
+      r.runId,
+      fmtDuration(r.wallS),
+    ];
+  });
+  lines.push(table(['mutant', 'mechanism', 'expected', 'verdict', 'counters raised (recount)', 'first finding', 'result', 'run', 'wall'], rows));
   lines.push('');
   if (aborted) lines.push(`ABORTED: the command was stopped during ${o.rows.find((r) => r.verdict === 'ABORTED')!.runId}; the mutants after it were not run, and nothing is shown for them.`);
   if (survivors.length) lines.push(`${survivors.length} mutant(s) survived (${survivors.map((r) => r.mutant!.name).join(', ')}): the harness has a defect to fix — a schedule that never hits the mutant's window, or a counter the oracle does not raise.`);

@@ -3,7 +3,7 @@
  * produced, committed, checkpoints, faults landed/healed, counters); otherwise, and for
  * events, plain timestamped log lines.
  */
-import type { Counters } from '../../lib/evidence.ts';
+import { raisedCounters, type Counters } from '../../lib/evidence.ts';
 
 export interface ProgressState {
   phase: string;
@@ -42,7 +42,7 @@ export class Progress {
 
   /** The live status; on a non-terminal, printed at most every 30 s. */
   update(s: ProgressState): void {
-    const bad = Object.entries(s.counters).filter(([, v]) => v > 0).map(([k, v]) => `${k}=${v}`).join(' ');
+    const bad = raisedCounters(s.counters).join(' ');
     const line = `[${this.elapsed()}] ${s.phase} | produced ${s.produced} committed ${s.committed} | checkpoints ${s.checkpoints} | faults ${s.landed}/${s.faultsPlanned} landed ${s.healed} healed | ${bad || 'counters 0'}`;
     if (this.tty) {
       this.out.write(`\r\x1b[2K${line.slice(0, (this.out.columns || 160) - 1)}`);

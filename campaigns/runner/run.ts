@@ -93,6 +93,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     throw new QualError('BAD_ARGUMENTS', `unknown mutant '${mutant}' for engine ${engine.name} (known: ${engine.mutants.map((m) => m.name).join(', ')})`);
   }
   const plan = planCampaign(campaign);
+  const planIds = new Set(plan.map((f) => f.id));
 
   // The rig: from an inventory, the live local rig, or (smoke) a local rig brought up now.
   let rig: RigState;
@@ -200,7 +201,6 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
       /* the coordinator may be down on purpose */
     }
     const s = sampler?.last;
-    const planIds = new Set(plan.map((f) => f.id));
     progress.update({
       phase: phaseName,
       produced: producer?.total ?? 0,

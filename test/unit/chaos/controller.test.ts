@@ -41,6 +41,23 @@ const step = (id: string, kind: FaultKind, over: Partial<PlannedFault> = {}): Pl
 const phases = (records: ChaosRecord[]) => records.filter((r) => r.phase !== 'planned').map((r) => `${r.faultId}:${r.phase}`);
 const healOnly = { heal: async () => ({}) };
 
+/** A point that lands only once the kill (the composition's later step) has landed; it may or may not call ready(). */
+function pointWaitingForKill(o: { callsReady: boolean; waitMs: number }) {
+  let killed = false;
+  const waiting: FaultPackage = {
+    kind: 'protocol-point', label: 'p',
+    inject: async (_f, _ctx, hooks) => {
+      if (o.callsReady) hooks?.ready();
+      const until = Date.now() + o.waitMs;
+      while (!killed && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      if (!killed) throw new FaultNotLanded('did not fire');
+      return { evidence: {}, ...healOnly };
+    },
+  };
+  const kill: FaultPackage = { kind: 'worker-kill', label: 'k', inject: async () => { killed = true; return { evidence: {}, ...healOnly }; } };
+  return { waiting, kill };
+}
+
 t.test('a later step lands only after the earlier one landed, even with a zero offset', async (t) => {
   const order: string[] = [];
   const slow: FaultPackage = { kind: 'store-outage', label: 's', inject: async () => { await new Promise((r) => setTimeout(r, 200)); order.push('store'); return { evidence: {}, ...healOnly }; } };
@@ -52,35 +69,14 @@ t.test('a later step lands only after the earlier one landed, even with a zero o
 });
 
 t.test('a step that needs the later ones and does not let them go cannot land (what ready() is for)', async (t) => {
-  let killed = false;
-  const waiting: FaultPackage = {
-    kind: 'protocol-point', label: 'p',
-    inject: async () => {
-      const until = Date.now() + 300;
-      while (!killed && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-      if (!killed) throw new FaultNotLanded('did not fire');
-      return { evidence: {}, ...healOnly };
-    },
-  };
-  const kill: FaultPackage = { kind: 'worker-kill', label: 'k', inject: async () => { killed = true; return { evidence: {}, ...healOnly }; } };
+  const { waiting, kill } = pointWaitingForKill({ callsReady: false, waitMs: 300 });
   const { controller, records } = harness({ 'protocol-point': waiting, 'worker-kill': kill });
   await controller['runEpisode']([step('f1', 'protocol-point'), step('f2', 'worker-kill')]);
   t.same(phases(records).slice(0, 2), ['f1:not-landed', 'f2:landed']);
 });
 
 t.test('with ready() the later step goes first and the earlier one lands', async (t) => {
-  let killed = false;
-  const waiting: FaultPackage = {
-    kind: 'protocol-point', label: 'p',
-    inject: async (_f, _ctx, hooks) => {
-      hooks?.ready();
-      const until = Date.now() + 2000;
-      while (!killed && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-      if (!killed) throw new FaultNotLanded('did not fire');
-      return { evidence: {}, ...healOnly };
-    },
-  };
-  const kill: FaultPackage = { kind: 'worker-kill', label: 'k', inject: async () => { killed = true; return { evidence: {}, ...healOnly }; } };
+  const { waiting, kill } = pointWaitingForKill({ callsReady: true, waitMs: 2000 });
   const { controller, records } = harness({ 'protocol-point': waiting, 'worker-kill': kill });
   await controller['runEpisode']([step('f1', 'protocol-point'), step('f2', 'worker-kill')]);
   const p = phases(records);
@@ -89,7 +85,7 @@ t.test('with ready() the later step goes first and the earlier one lands', async
   t.notOk(p.includes('f1:not-landed'));
 });
 
-function pointEngine(recoveryFaultPoints: string[] | undefined) {
+function pointEngine(recoveryFaultPoints: string[]) {
   const fired: FaultPointFiring[] = [];
   const armed: string[] = [];
   return {
@@ -97,7 +93,7 @@ function pointEngine(recoveryFaultPoints: string[] | undefined) {
     armed,
     engine: {
       faultPoints: ['sink.recover.before-commit', 'sink.before-commit'],
-      ...(recoveryFaultPoints ? { recoveryFaultPoints } : {}),
+      recoveryFaultPoints,
       armFaultPoint: async (p: string) => void armed.push(p),
       disarmFaultPoints: async () => {},
       firedFaultPoints: async () => [...fired],
