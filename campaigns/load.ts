@@ -19,8 +19,10 @@ import { QualError } from '../lib/errors.ts';
 import type { FaultKind } from '../lib/evidence.ts';
 import {
   DEFAULT_FAULT_POINTS,
+  faultParams,
   STANDARD_HOSTS,
   type CampaignHost,
+  type FaultParams,
   type ResolvedBatteryEntry,
   type ResolvedCampaign,
   type ResolvedComposition,
@@ -61,6 +63,10 @@ const TARGET_ROLES: Record<FaultKind, { roles: Role[]; what: string; defaultRole
   partition: { roles: ['worker', 'broker', 'store'], what: 'workers, brokers or the store (each is cut from the coordinator)', defaultRoles: ['worker'] },
   'packet-loss': { roles: ['worker', 'coordinator', 'broker', 'store'], what: 'any rig host', defaultRoles: ['worker'] },
   'broker-restart': { roles: ['broker'], what: 'brokers', defaultRoles: ['broker'] },
+  'process-pause': { roles: ['worker', 'coordinator'], what: 'workers or the coordinator', defaultRoles: ['worker'] },
+  'store-tamper': { roles: ['store'], what: 'the store', defaultRoles: ['store'] },
+  'disk-full': { roles: ['worker', 'coordinator'], what: 'workers or the coordinator', defaultRoles: ['worker'] },
+  'clock-step': { roles: ['worker', 'coordinator'], what: 'workers or the coordinator', defaultRoles: ['coordinator'] },
 };
 
 function roleOfName(name: string): Role | undefined {
@@ -295,8 +301,8 @@ interface RawCampaign {
   engine: { name: string; mutant: string };
   workload: { rate?: number; totalEvents?: number; partitions: number; keys: number; checkpointIntervalS: number; soakS: number };
   gate: { deadlineS: number; fault: FaultKind };
-  faults: (RawStep & { count: number; durationS?: number; share?: number })[];
-  compositions: { name: string; description?: string; count: number; steps: (RawStep & { afterS: number; durationS?: number; share?: number })[] }[];
+  faults: (RawStep & FaultParams & { count: number })[];
+  compositions: { name: string; description?: string; count: number; steps: (RawStep & FaultParams & { afterS: number })[] }[];
   schedule: { startAfterS: number; spacingS: number; jitterS?: number };
   deadlines: ResolvedCampaign['deadlines'];
   oracle: ResolvedCampaign['oracle'];
@@ -309,11 +315,10 @@ function defaultTargets(kind: FaultKind, hosts: readonly CampaignHost[]): string
 
 function resolve(data: RawCampaign, file: string, campaignDir: string, opts: LoadOptions): ResolvedCampaign {
   const hosts = opts.hosts ?? STANDARD_HOSTS;
-  const fault = <T extends RawStep & { durationS?: number; share?: number }>(f: T) => ({
+  const fault = <T extends RawStep & FaultParams>(f: T) => ({
     kind: f.kind,
     targets: f.targets ? [...f.targets] : defaultTargets(f.kind, hosts),
-    ...(f.durationS !== undefined ? { durationS: f.durationS } : {}),
-    ...(f.share !== undefined ? { share: f.share } : {}),
+    ...faultParams(f),
   });
   const faults: ResolvedBatteryEntry[] = data.faults.map((f) => {
     const { kind, targets, ...rest } = fault(f);

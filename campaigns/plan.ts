@@ -18,7 +18,7 @@
  */
 import seedrandom from 'seedrandom';
 import { FAULT_KINDS, type FaultKind, type PlannedFault } from '../lib/evidence.ts';
-import type { ResolvedCampaign, ResolvedCompositionStep } from './types.ts';
+import { faultParams, type ResolvedCampaign, type ResolvedCompositionStep } from './types.ts';
 
 /** One fault of a slot: the same shape as a composition step (a lone fault is a one-step slot). */
 type SlotFault = ResolvedCompositionStep;
@@ -32,7 +32,7 @@ interface Slot {
 function expand(c: ResolvedCampaign): Slot[] {
   const slots: Slot[] = [];
   for (const f of c.faults) {
-    const base = { kind: f.kind, afterS: 0, targets: f.targets, ...(f.durationS !== undefined ? { durationS: f.durationS } : {}), ...(f.share !== undefined ? { share: f.share } : {}) };
+    const base = { kind: f.kind, afterS: 0, targets: f.targets, ...faultParams(f) };
     if (f.kind === 'protocol-point') {
       for (const point of f.points ?? []) for (let i = 0; i < f.count; i++) slots.push({ faults: [{ ...base, point }] });
     } else {
@@ -72,10 +72,9 @@ export function planCampaign(c: ResolvedCampaign): PlannedFault[] {
         order: order++,
         kind: f.kind,
         atS: at + f.afterS,
-        ...(f.durationS !== undefined ? { durationS: f.durationS } : {}),
         ...(target !== undefined ? { target } : {}),
         ...(f.point !== undefined ? { point: f.point } : {}),
-        ...(f.share !== undefined ? { share: f.share } : {}),
+        ...faultParams(f),
         ...(composition ? { composition } : {}),
       });
     }
@@ -138,7 +137,14 @@ export function renderPlanTable(c: ResolvedCampaign, plan: PlannedFault[]): stri
     f.kind,
     f.point
       ? `${f.point}${f.target && f.target !== 'coordinator' ? ` on ${f.target}` : ''}`
-      : [f.target, f.share !== undefined ? `drop ${Math.round(f.share * 100)}%` : undefined].filter(Boolean).join(' '),
+      : [
+          f.target,
+          f.share !== undefined ? `drop ${Math.round(f.share * 100)}%` : undefined,
+          f.variant,
+          f.offsetS !== undefined ? `clock ${f.offsetS > 0 ? '+' : ''}${f.offsetS} s` : undefined,
+        ]
+          .filter(Boolean)
+          .join(' '),
     f.durationS !== undefined ? `${f.durationS} s` : '-',
     f.composition ?? '',
   ]);
@@ -157,7 +163,8 @@ export function renderPlanTable(c: ResolvedCampaign, plan: PlannedFault[]): stri
   for (const r of rows) out.push(line(r));
   out.push('');
   const totals = totalsByKind(plan);
-  out.push(`faults: ${plan.length} (${FAULT_KINDS.map((k) => `${k} ${totals[k]}`).join(', ')})`);
+  // Only the kinds the campaign schedules: with eleven kinds, a row of zeros hides the answer.
+  out.push(`faults: ${plan.length} (${FAULT_KINDS.filter((k) => totals[k] > 0).map((k) => `${k} ${totals[k]}`).join(', ')})`);
   const comps = new Set(plan.filter((f) => f.composition).map((f) => f.composition));
   if (comps.size) out.push(`compositions: ${comps.size} (${c.compositions.map((k) => `${k.name} ×${k.count}`).join(', ')})`);
   const points = [...new Set(plan.filter((f) => f.point).map((f) => f.point!))];

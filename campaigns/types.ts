@@ -3,7 +3,7 @@
  * schema), and the resolved campaign (every default filled, targets expanded) that the
  * runner uses and stores as runs/<run-id>/campaign.resolved.json.
  */
-import type { FaultKind } from '../lib/evidence.ts';
+import type { FaultKind, TamperVariant } from '../lib/evidence.ts';
 
 /** The protocol points every qualification must cover (DESIGN.md, "Clink, the bundled engine"). */
 export const MANDATORY_FAULT_POINTS = [
@@ -39,25 +39,43 @@ export const STANDARD_HOSTS: readonly CampaignHost[] = [
   { name: 'store', roles: ['store'] },
 ];
 
+/** The kind-specific settings a fault may carry (the schema says which kind takes which). */
+export interface FaultParams {
+  /** Seconds the fault is held before it heals. */
+  durationS?: number;
+  /** packet-loss: the share of packets dropped. */
+  share?: number;
+  /** store-tamper: what the foreign writer does. */
+  variant?: TamperVariant;
+  /** clock-step: the jump of the engine's wall clock, in seconds (negative: back). */
+  offsetS?: number;
+}
+
+/** The FaultParams of any object that carries them, and nothing else (absent ones stay absent). */
+export function faultParams(f: FaultParams): FaultParams {
+  return {
+    ...(f.durationS !== undefined ? { durationS: f.durationS } : {}),
+    ...(f.share !== undefined ? { share: f.share } : {}),
+    ...(f.variant !== undefined ? { variant: f.variant } : {}),
+    ...(f.offsetS !== undefined ? { offsetS: f.offsetS } : {}),
+  };
+}
+
 /** One battery entry, resolved: count and targets always present. */
-export interface ResolvedBatteryEntry {
+export interface ResolvedBatteryEntry extends FaultParams {
   kind: FaultKind;
   count: number;
   /** Hosts the seed picks from; empty when the kind has no host to pick (protocol points of the coordinator, or any worker). */
   targets: string[];
   /** protocol-point: the points, each armed `count` times. */
   points?: string[];
-  durationS?: number;
-  share?: number;
 }
 
-export interface ResolvedCompositionStep {
+export interface ResolvedCompositionStep extends FaultParams {
   kind: FaultKind;
   afterS: number;
   targets: string[];
   point?: string;
-  durationS?: number;
-  share?: number;
 }
 
 export interface ResolvedComposition {

@@ -9,6 +9,7 @@
  * event exactly as generated (oracle/generator.ts), which carries `p` (partition) and
  * `seq` (sequence within the partition).
  */
+import type { FaultKind } from '../lib/evidence.ts';
 import type { Remote } from '../rig/remote.ts';
 import type { RigState, StoreCredentials } from '../rig/types.ts';
 
@@ -24,6 +25,11 @@ export interface EngineJobSpec {
   checkpointIntervalMs: number;
   /** A deliberately broken sink variant, or undefined for the correct sink. */
   mutant?: string;
+  /**
+   * Start the engine's processes under the host's controlled wall clock (rig/clock.ts,
+   * libfaketime), so that clock-step faults can move it. Set when the plan has clock steps.
+   */
+  controlledClock?: boolean;
 }
 
 export interface EngineContext {
@@ -73,6 +79,11 @@ export interface MutantInfo {
   mechanism: string;
   /** Oracle counters at least one of which a campaign must raise to catch it. */
   caughtBy: ('duplicates' | 'gaps' | 'foreign' | 'corrupted' | 'mutations' | 'pastProduced')[];
+  /**
+   * Fault kinds without which no campaign can expose it (e.g. only a process pause makes a
+   * zombie). `qualify-mutants` skips it, saying so, under a campaign that schedules none of them.
+   */
+  exposedBy?: FaultKind[];
 }
 
 export interface Engine {

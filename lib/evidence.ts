@@ -29,8 +29,24 @@ export function raisedCounters(c: Counters): string[] {
   return COUNTER_NAMES.filter((n) => c[n] > 0).map((n) => `${n}=${c[n]}`);
 }
 
-export const FAULT_KINDS = ['worker-kill', 'coordinator-kill', 'protocol-point', 'store-outage', 'partition', 'packet-loss', 'broker-restart'] as const;
+export const FAULT_KINDS = [
+  'worker-kill',
+  'coordinator-kill',
+  'protocol-point',
+  'store-outage',
+  'partition',
+  'packet-loss',
+  'broker-restart',
+  'process-pause',
+  'store-tamper',
+  'disk-full',
+  'clock-step',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** What a store-tamper fault's foreign writer does under the engine's prefix. */
+export const TAMPER_VARIANTS = ['foreign-put', 'overwrite', 'delete'] as const;
+export type TamperVariant = (typeof TAMPER_VARIANTS)[number];
 
 export interface PlannedFault {
   id: string; // f001, f002...
@@ -44,6 +60,10 @@ export interface PlannedFault {
   /** protocol-point: the named point. packet-loss: the drop share 0..1. */
   point?: string;
   share?: number;
+  /** store-tamper: what the foreign writer does (foreign-put, overwrite, delete). */
+  variant?: TamperVariant;
+  /** clock-step: how far the engine's wall clock jumps, in seconds (negative: back). */
+  offsetS?: number;
   /** Set when the fault belongs to a composition; all faults of one composition share it. */
   composition?: string;
 }

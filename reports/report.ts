@@ -26,6 +26,10 @@ const KIND_LABELS: Record<FaultKind, string> = {
   partition: 'Host cut off from the coordinator, then reconnected',
   'packet-loss': "Share of a host's packets dropped, then cleared",
   'broker-restart': 'Kafka broker stopped and started again',
+  'process-pause': 'Engine process paused (SIGSTOP) past the fencing timeout, then resumed (a zombie)',
+  'store-tamper': 'A foreign writer put, overwrote or deleted an object under the engine prefix, then restored it',
+  'disk-full': "Engine's state filesystem filled until writes failed (ENOSPC), then freed",
+  'clock-step': "Engine processes' wall clock stepped on one host, then stepped back",
 };
 
 const COUNTER_LABELS: Record<CounterName, { row: string; words: string }> = {

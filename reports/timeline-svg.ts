@@ -23,6 +23,10 @@ export const KIND_COLOURS: Record<FaultKind, string> = {
   partition: '#2ca02c',
   'packet-loss': '#17becf',
   'broker-restart': '#bcbd22',
+  'process-pause': '#e377c2',
+  'store-tamper': '#7f7f7f',
+  'disk-full': '#1f77b4',
+  'clock-step': '#aec7e8',
 };
 
 const W = 960;

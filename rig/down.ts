@@ -79,10 +79,10 @@ export async function rigDown(opts: { purge?: boolean; log?: (l: string) => void
     result.links = c.links;
     result.rules += c.rules;
     const left = localLeftovers();
-    if (left.namespaces.length || left.links.length || left.pids.length)
+    if (left.namespaces.length || left.links.length || left.pids.length || left.mounts.length)
       throw new QualError(
         'INTERNAL',
-        `rig down left things behind: namespaces [${left.namespaces.join(', ')}], links [${left.links.join(', ')}], processes [${left.pids.join(', ')}]`,
+        `rig down left things behind: namespaces [${left.namespaces.join(', ')}], links [${left.links.join(', ')}], processes [${left.pids.join(', ')}], mounts [${left.mounts.join(', ')}]`,
       );
   }
   removeRuntimeFiles(Boolean(opts.purge));

@@ -21,6 +21,9 @@ import { remoteFor } from './ssh.ts';
 import { tcpOpen } from './net.ts';
 import { storeLive, STORE_PORT, STORE_SERVICE } from './store.ts';
 import type { RigState } from './types.ts';
+import { clockFile } from './clock.ts';
+import { freeFilesystem } from './disk.ts';
+import { hostStateDir } from './state-fs.ts';
 
 const IPT = 'iptables -w 5';
 
@@ -225,7 +228,7 @@ export async function healPacketLoss(remote: Remote, faultId: string): Promise<{
 // ---- everything ------------------------------------------------------------------------
 
 /** Removes every clink-qual rule on every host and SIGCONTs every paused service (used on abort). */
-export async function healAll(rig: RigState, remote: (hostName: string) => Remote = (n) => remoteFor(rig.hosts.find((h) => h.name === n)!)): Promise<{ host: string; rules: number; resumed: string[]; error?: string }[]> {
+export async function healAll(rig: RigState, remote: (hostName: string) => Remote = (n) => remoteFor(rig.hosts.find((h) => h.name === n)!)): Promise<{ host: string; rules: number; resumed: string[]; ballast: number; clockReset: boolean; error?: string }[]> {
   return Promise.all(
     rig.hosts.map(async (h) => {
       const r = remote(h.name);
@@ -233,9 +236,13 @@ export async function healAll(rig: RigState, remote: (hostName: string) => Remot
         const rules = await removeTaggedRules(r);
         const paused = (await listServices(r)).filter((s) => s.state === 'paused');
         for (const s of paused) await r.exec(`kill -CONT ${s.pid}`, { check: false });
-        return { host: h.name, rules, resumed: paused.map((s) => s.name) };
+        // disk-full ballast, and a stepped engine clock (rig/disk.ts, rig/clock.ts).
+        const engineHost = h.roles.some((role) => role === 'worker' || role === 'coordinator');
+        const ballast = engineHost ? (await freeFilesystem(r, hostStateDir(h))).removed : 0;
+        const clockReset = await r.exec(`f=${shQuote(clockFile(h))}; [ -f "$f" ] && [ "$(cat "$f")" != +0 ] && echo +0 > "$f" && echo reset`, { check: false });
+        return { host: h.name, rules, resumed: paused.map((s) => s.name), ballast, clockReset: clockReset.stdout.trim() === 'reset' };
       } catch (err) {
-        return { host: h.name, rules: 0, resumed: [], error: (err as Error).message };
+        return { host: h.name, rules: 0, resumed: [], ballast: 0, clockReset: false, error: (err as Error).message };
       }
     }),
   );

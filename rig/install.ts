@@ -3,7 +3,7 @@
  * (lib/paths.ts cacheDir(), outside the repo), versions pinned here, and a manifest of
  * what is installed with each part's sha256 (the run's provenance copies it).
  *
- *   - Debian packages openssh-server, iptables, iproute2 (apt-get, only when missing);
+ *   - Debian packages openssh-server, iptables, iproute2, faketime (apt-get, only when missing);
  *   - Apache Kafka (KRaft) as jars from Maven Central, resolved by Maven, run on the JDK;
  *   - MinIO built from source with `go install` at a pinned module version;
  *   - Node: the project's pinned Node binary (node_modules/node), which the rig uploads
@@ -24,7 +24,8 @@ export const PINS = {
   log4j: '2.24.3',
   /** github.com/minio/minio has no semver tags the module proxy serves; this is its last community commit there (2026-02-12). */
   minio: 'v0.0.0-20260212201848-7aac2a2c5b7c',
-  debianPackages: ['openssh-server', 'iptables', 'iproute2'],
+  // faketime brings libfaketime: the controlled wall clock of clock-step faults (rig/clock.ts).
+  debianPackages: ['openssh-server', 'iptables', 'iproute2', 'faketime'],
 } as const;
 
 export interface Component {
@@ -92,7 +93,7 @@ function which(bin: string): boolean {
 }
 
 async function debianPackages(log: (l: string) => void): Promise<Component[]> {
-  const need: Record<string, string> = { 'openssh-server': 'sshd', iptables: 'iptables', iproute2: 'ip' };
+  const need: Record<string, string> = { 'openssh-server': 'sshd', iptables: 'iptables', iproute2: 'ip', faketime: 'faketime' };
   const missing = PINS.debianPackages.filter((p) => !which(need[p]!));
   if (missing.length) {
     if (process.getuid?.() !== 0) throw new QualError('PRECONDITION', `missing packages ${missing.join(', ')}; installing them needs root`);

@@ -12,6 +12,7 @@ import { stateDir } from '../lib/paths.ts';
 export type JournalEntry =
   | { kind: 'netns'; name: string }
   | { kind: 'link'; name: string }
+  | { kind: 'mount'; path: string }
   | { kind: 'pid'; pid: number; startTime: string; what: string };
 
 export function journalPath(): string {

@@ -17,6 +17,7 @@ import { QualError } from '../lib/errors.ts';
 import { stateDir } from '../lib/paths.ts';
 import { clearJournal, procStartTime, readJournal, record, recordPid } from './journal.ts';
 import { waitFor } from './process.ts';
+import { hostStateDir, STATE_FS_BYTES, STATE_FS_SOURCE } from './state-fs.ts';
 import type { HostSpec, Role } from './types.ts';
 
 export const BRIDGE = 'cq-br0';
@@ -139,6 +140,7 @@ export async function createLocalHosts(log: (l: string) => void): Promise<HostSp
     const dir = hostDir(h.name);
     const etc = path.join(dir, 'etc', 'ssh');
     mkdirSync(etc, { recursive: true });
+    if (h.roles.some((r) => r === 'worker' || r === 'coordinator')) mountStateFs(hostStateDir({ dataDir: dir }));
     const key = path.join(etc, 'ssh_host_ed25519_key');
     for (const f of [key, `${key}.pub`]) rmSync(f, { force: true });
     run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `clink-qual-${h.name}`, '-f', key]);
@@ -164,6 +166,29 @@ export async function createLocalHosts(log: (l: string) => void): Promise<HostSp
   writeFileSync(knownHostsPath(), knownHosts.join('\n') + '\n', { mode: 0o644 });
   await Promise.all(hosts.map((h) => waitFor(`sshd on ${h.name} (${h.address}:22)`, () => tcpOpen(h.address, 22), 15_000, 100)));
   return hosts;
+}
+
+/** Mounts the host's small state filesystem (rig/state-fs.ts), journaled before anything is written to it. */
+function mountStateFs(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  run('mount', ['-t', 'tmpfs', '-o', `size=${STATE_FS_BYTES},mode=0755`, STATE_FS_SOURCE, dir]);
+  record({ kind: 'mount', path: dir });
+}
+
+/** Mount points of our state filesystems that are still mounted (from /proc/mounts). */
+function listStateMounts(): string[] {
+  const root = stateDir().replace(/\/+$/, '') + '/';
+  let text = '';
+  try {
+    text = readFileSync('/proc/mounts', 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .map((l) => l.split(' '))
+    .filter((f) => f[0] === STATE_FS_SOURCE && (f[1] ?? '').startsWith(root))
+    .map((f) => f[1]!.replace(/\\040/g, ' '));
 }
 
 function listRigNamespaces(): string[] {
@@ -295,11 +320,15 @@ export async function clearLocal(log: (l: string) => void): Promise<{ killed: nu
     linkCount++;
   }
   const rules = removeRootTaggedRules();
+  // Processes are gone, so nothing holds the state filesystems any more.
+  const mounts = new Set<string>([...journal.flatMap((e) => (e.kind === 'mount' ? [e.path] : [])), ...listStateMounts()]);
+  const mounted = new Set(listStateMounts());
+  for (const m of mounts) if (mounted.has(m)) run('umount', [m], { allowFail: true });
   clearJournal();
   return { killed: pids.size, namespaces: nsCount, links: linkCount, rules };
 }
 
 /** What of the local rig is still there (for `rig down`'s final check and the tests). */
-export function localLeftovers(): { namespaces: string[]; links: string[]; pids: number[] } {
-  return { namespaces: listRigNamespaces(), links: listRigLinks(), pids: processesUnderStateDir() };
+export function localLeftovers(): { namespaces: string[]; links: string[]; pids: number[]; mounts: string[] } {
+  return { namespaces: listRigNamespaces(), links: listRigLinks(), pids: processesUnderStateDir(), mounts: listStateMounts() };
 }

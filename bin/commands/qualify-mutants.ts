@@ -25,10 +25,15 @@ of the harness, not of the mutant. About 6 minutes per run with quick.yaml.`,
   },
   async run({ values }) {
     const file = path.resolve(repoRoot, String(values.campaign));
-    const { engine } = loadForRun(file);
+    const { engine, campaign } = loadForRun(file);
     const only = typeof values.only === 'string' ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : null;
     for (const n of only ?? []) if (!engine.mutants.some((m) => m.name === n)) throw new QualError('BAD_ARGUMENTS', `unknown mutant '${n}' (known: ${engine.mutants.map((m) => m.name).join(', ')})`);
-    const mutants = engine.mutants.filter((m) => !only || only.includes(m.name));
+    const scheduled = new Set([...campaign.faults.map((f) => f.kind), ...campaign.compositions.flatMap((c) => c.steps.map((s) => s.kind))]);
+    const exposable = (m: (typeof engine.mutants)[number]) => !m.exposedBy || m.exposedBy.some((k) => scheduled.has(k));
+    for (const m of engine.mutants.filter((x) => (!only || only.includes(x.name)) && !exposable(x))) {
+      console.error(`skipping mutant ${m.name}: only ${m.exposedBy!.join(' or ')} exposes it, and ${path.relative(repoRoot, file)} schedules none (try --campaign campaigns/unknowns.yaml)`);
+    }
+    const mutants = engine.mutants.filter((m) => (!only || only.includes(m.name)) && exposable(m));
     const t0 = Date.now();
     const rows: KillRow[] = [];
     const runs = [...(values['no-control'] ? [] : [null]), ...mutants];

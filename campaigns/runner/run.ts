@@ -221,7 +221,16 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     log(`topic ${topic} (${campaign.workload.partitions} partitions); output s3://${rig.store.bucket}/${prefix}`);
     await engine.deploy(
       { rig, remote, credentials, runId, log },
-      { topic, partitions: campaign.workload.partitions, bucket: rig.store.bucket, prefix, checkpointIntervalMs: campaign.workload.checkpointIntervalS * 1000, ...(mutant !== 'none' ? { mutant } : {}) },
+      {
+        topic,
+        partitions: campaign.workload.partitions,
+        bucket: rig.store.bucket,
+        prefix,
+        checkpointIntervalMs: campaign.workload.checkpointIntervalS * 1000,
+        ...(mutant !== 'none' ? { mutant } : {}),
+        // Clock steps need the engine's processes under a controlled clock (rig/clock.ts).
+        ...(plan.some((f) => f.kind === 'clock-step') ? { controlledClock: true } : {}),
+      },
     );
     await engine.start();
     log(`engine ${engine.name} started${mutant !== 'none' ? ` with mutant ${mutant}` : ''}`);

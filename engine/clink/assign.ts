@@ -4,6 +4,7 @@
  */
 import type { UploadHandle } from './sink/sink-api.ts';
 import type { TaskSpec } from './protocol.ts';
+import { monotonicMs } from './mono.ts';
 
 /** Subtask i reads partition i. Subtasks are dealt round-robin over the sorted live workers. */
 export function assignSubtasks(subtasks: number, workers: string[]): Map<string, number[]> {
@@ -38,7 +39,19 @@ export interface RecoveredState {
   recent: { id: number; epoch: number; at: string }[];
 }
 
-export function recoverState(records: LogRecord[]): RecoveredState {
+/**
+ * Whether a newly completed checkpoint replaces the current last one. It always does: the
+ * log's order (and the ids) say which is newer. MUTANT latest-by-wallclock trusts the
+ * records' wall-clock times instead, so after the coordinator's clock stepped back, newer
+ * checkpoints look older and a restore goes back to one taken before the step.
+ */
+export function supersedes(rec: CompletedCheckpoint, current: CompletedCheckpoint | null, mutant?: string): boolean {
+  if (!current) return true;
+  if (mutant === 'latest-by-wallclock') return rec.at > current.at;
+  return true;
+}
+
+export function recoverState(records: LogRecord[], mutant?: string): RecoveredState {
   const st: RecoveredState = { maxEpoch: 0, maxCheckpointId: 0, lastCompleted: null, completedCount: 0, recent: [] };
   for (const r of records) {
     if (r.t === 'epoch') st.maxEpoch = Math.max(st.maxEpoch, r.epoch);
@@ -48,7 +61,7 @@ export function recoverState(records: LogRecord[]): RecoveredState {
     } else if (r.t === 'complete') {
       st.maxCheckpointId = Math.max(st.maxCheckpointId, r.id);
       st.maxEpoch = Math.max(st.maxEpoch, r.epoch);
-      st.lastCompleted = r;
+      if (supersedes(r, st.lastCompleted, mutant)) st.lastCompleted = r;
       st.completedCount++;
       st.recent.push({ id: r.id, epoch: r.epoch, at: r.at });
       if (st.recent.length > 1000) st.recent.shift();
@@ -76,7 +89,7 @@ export class PendingCheckpoint {
   readonly offsets = new Map<number, number | null>();
   readonly handles = new Map<number, UploadHandle[]>();
 
-  constructor(id: number, epoch: number, expected: number, startedAt = Date.now()) {
+  constructor(id: number, epoch: number, expected: number, startedAt = monotonicMs()) {
     this.id = id;
     this.epoch = epoch;
     this.expected = expected;

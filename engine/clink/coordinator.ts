@@ -21,9 +21,10 @@ import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { ClinkConfig } from './config.ts';
 import { DurableLog, writeFileAtomic } from './durable-log.ts';
+import { monotonicMs } from './mono.ts';
 import { FaultPoints } from './fault-points.ts';
 import { readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
-import { PendingCheckpoint, assignSubtasks, recoverState, tasksFromCheckpoint, type LogRecord, type RecoveredState } from './assign.ts';
+import { PendingCheckpoint, assignSubtasks, recoverState, supersedes, tasksFromCheckpoint, type LogRecord, type RecoveredState } from './assign.ts';
 
 interface WorkerConn {
   id: string;
@@ -67,21 +68,43 @@ export class Coordinator {
   #server: net.Server | null = null;
   #timer: NodeJS.Timeout | null = null;
   #rebalanceTimer: NodeJS.Timeout | null = null;
-  #startedAt = Date.now();
+  #startedAt = monotonicMs();
   #deployedOnce = false;
   readonly #out: (line: string) => void;
 
-  constructor(cfg: ClinkConfig, opts: { log?: (line: string) => void } = {}) {
+  readonly #fatal: (code: number) => void;
+  #statusError: string | null = null;
+
+  constructor(cfg: ClinkConfig, opts: { log?: (line: string) => void; fatal?: (code: number) => void } = {}) {
     this.cfg = cfg;
     this.faults = new FaultPoints(cfg.clinkDir, cfg.host, 'coordinator');
     this.#out = opts.log ?? ((l) => console.log(l));
+    this.#fatal = opts.fatal ?? ((code) => process.exit(code));
+  }
+
+  /**
+   * Appends to the checkpoint log. A failed append (a full disk) stops the coordinator
+   * loudly: it cannot promise durability, and the log was cut back to its last good record,
+   * so a restart (once there is room) resumes from exactly what is durable. (MUTANT
+   * torn-log-append: the failure is logged and the coordinator goes on, the partial bytes
+   * left in the log.)
+   */
+  #append(rec: LogRecord): void {
+    try {
+      this.#log.append(rec);
+    } catch (err) {
+      if (this.cfg.mutant === 'torn-log-append') throw err;
+      this.#out(`clink coordinator: FATAL: the checkpoint log could not be appended: ${(err as Error).message}; stopping (start me again once the disk has room)`);
+      this.#fatal(3);
+      throw err;
+    }
   }
 
   async start(): Promise<void> {
     mkdirSync(this.cfg.clinkDir, { recursive: true });
-    const opened = DurableLog.open<LogRecord>(checkpointLogPath(this.cfg.clinkDir));
+    const opened = DurableLog.open<LogRecord>(checkpointLogPath(this.cfg.clinkDir), { tornAppends: this.cfg.mutant === 'torn-log-append' });
     this.#log = opened.log;
-    this.#state = recoverState(opened.records);
+    this.#state = recoverState(opened.records, this.cfg.mutant);
     this.#epoch = this.#state.maxEpoch;
     this.#out(
       `clink coordinator pid ${process.pid}: log has ${opened.records.length} records (torn tail ${opened.tornBytes} bytes ignored); ` +
@@ -122,7 +145,7 @@ export class Coordinator {
         id = msg.workerId;
         const prev = this.#workers.get(id);
         if (prev && prev.socket !== socket) prev.socket.destroy();
-        this.#workers.set(id, { id, pid: msg.pid, socket, lastSeen: Date.now() });
+        this.#workers.set(id, { id, pid: msg.pid, socket, lastSeen: monotonicMs() });
         this.#out(`clink coordinator: worker ${id} (pid ${msg.pid}) registered${prev ? ' again' : ''}`);
         this.#membershipChanged();
         return;
@@ -130,7 +153,7 @@ export class Coordinator {
       if (!id) return;
       const w = this.#workers.get(id);
       if (!w || w.socket !== socket) return;
-      w.lastSeen = Date.now();
+      w.lastSeen = monotonicMs();
       this.#onMessage(w, msg);
     });
     socket.on('error', () => undefined);
@@ -155,7 +178,7 @@ export class Coordinator {
         if (!this.#running && this.#ready.size === this.cfg.partitions) {
           this.#running = true;
           this.#out(`clink coordinator: epoch ${this.#epoch}: job running (${this.cfg.partitions} subtasks)`);
-          this.#lastBarrierAt = Date.now();
+          this.#lastBarrierAt = monotonicMs();
           this.#writeStatus();
         }
         return;
@@ -196,7 +219,7 @@ export class Coordinator {
       // At (re)start, wait for the expected workers (or the startup grace period).
       const expected = this.cfg.expectedWorkers ?? [];
       const all = expected.every((w) => this.#workers.has(w));
-      const waited = Date.now() - this.#startedAt >= (this.cfg.startupWaitMs ?? 15_000);
+      const waited = monotonicMs() - this.#startedAt >= (this.cfg.startupWaitMs ?? 15_000);
       if (!all && !waited) return;
       if (this.#workers.size === 0) return;
     }
@@ -213,7 +236,7 @@ export class Coordinator {
       return;
     }
     const epoch = this.#state.maxEpoch + 1;
-    this.#log.append({ t: 'epoch', epoch, at: new Date().toISOString() });
+    this.#append({ t: 'epoch', epoch, at: new Date().toISOString() });
     this.#state.maxEpoch = epoch;
     this.#epoch = epoch;
     this.#deployedOnce = true;
@@ -235,7 +258,9 @@ export class Coordinator {
   }
 
   #tick(): void {
-    const now = Date.now();
+    // Intervals and timeouts run on the monotonic clock: a step of the wall clock must not
+    // stop checkpoints or lose workers. Wall-clock time is only written into records.
+    const now = monotonicMs();
     // Pings keep the workers from fencing themselves; silence past the loss timeout loses a worker.
     const lossTimeout = this.cfg.workerLossTimeoutMs ?? 6000;
     for (const w of [...this.#workers.values()]) {
@@ -259,7 +284,7 @@ export class Coordinator {
   }
 
   #maybeLose(w: WorkerConn, lossTimeout: number): void {
-    const silent = Date.now() - w.lastSeen;
+    const silent = Math.round(monotonicMs() - w.lastSeen);
     if (silent <= lossTimeout || this.#workers.get(w.id) !== w) return;
     this.#out(`clink coordinator: worker ${w.id} lost (no heartbeat for ${silent} ms)`);
     this.#workers.delete(w.id);
@@ -275,9 +300,9 @@ export class Coordinator {
     if (!this.#running || this.#pending) return;
     const id = this.#state.maxCheckpointId + 1;
     const epoch = this.#epoch;
-    this.#log.append({ t: 'barrier', id, epoch, at: new Date().toISOString() });
+    this.#append({ t: 'barrier', id, epoch, at: new Date().toISOString() });
     this.#state.maxCheckpointId = id;
-    this.#pending = new PendingCheckpoint(id, epoch, this.cfg.partitions);
+    this.#pending = new PendingCheckpoint(id, epoch, this.cfg.partitions, monotonicMs());
     for (const wid of this.#assignment.keys()) {
       const w = this.#workers.get(wid);
       if (w) this.#send(w, { type: 'barrier', checkpointId: id, epoch });
@@ -288,9 +313,9 @@ export class Coordinator {
     if (this.#pending !== p || p.epoch !== this.#epoch) return; // abandoned or superseded meanwhile
     await this.faults.reachAsync('coordinator.before-complete-record', { checkpointId: p.id, epoch: p.epoch });
     const rec = p.toRecord();
-    this.#log.append(rec);
+    this.#append(rec);
     await this.faults.reachAsync('coordinator.after-complete-record', { checkpointId: p.id, epoch: p.epoch });
-    this.#state.lastCompleted = rec;
+    if (supersedes(rec, this.#state.lastCompleted, this.cfg.mutant)) this.#state.lastCompleted = rec;
     this.#state.completedCount++;
     this.#state.recent.push({ id: rec.id, epoch: rec.epoch, at: rec.at });
     if (this.#state.recent.length > 1000) this.#state.recent.shift();
@@ -322,7 +347,16 @@ export class Coordinator {
     };
   }
 
+  /** status.json mirrors the log for the plug; a failure to write it (a full disk) is reported once, not fatal. */
   #writeStatus(): void {
-    writeFileAtomic(statusPath(this.cfg.clinkDir), JSON.stringify(this.status()));
+    try {
+      writeFileAtomic(statusPath(this.cfg.clinkDir), JSON.stringify(this.status()));
+      if (this.#statusError) this.#out('clink coordinator: status.json written again');
+      this.#statusError = null;
+    } catch (err) {
+      const msg = (err as Error).message;
+      if (this.#statusError !== msg) this.#out(`clink coordinator: status.json not written: ${msg}`);
+      this.#statusError = msg;
+    }
   }
 }

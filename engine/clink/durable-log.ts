@@ -1,13 +1,20 @@
 /**
- * An append-only log of JSON records that survives SIGKILL at any instant.
+ * An append-only log of JSON records that survives SIGKILL at any instant, and a full disk.
  *
  * Each record is one line: `<crc32 as 8 hex digits> <json>\n`, appended and fsynced before
  * the append resolves. A kill can leave at most a torn tail: a last line without its
- * newline, or whose checksum does not match. Reading stops at the first such line and
- * ignores it and everything after it; opening for append first truncates the file back to
- * the end of the last good record, so the next record starts on a line of its own.
+ * newline, or whose checksum does not match. Opening for append cuts such a tail, so the
+ * next record starts on a line of its own.
+ *
+ * A failed append (ENOSPC, EIO) can leave part of the record written. The append then
+ * truncates the file back to where the record began before it reports the failure, so the
+ * log never holds a torn line with good records after it. Should one be found anyway (a
+ * log written by something else, a corrupted disk), opening refuses with
+ * DurableLogCorruptError: resuming from the prefix would silently drop durable records
+ * and reuse their epoch and checkpoint ids. (MUTANT torn-log-append keeps the partial bytes
+ * and reads only the prefix, which is exactly that.)
  */
-import { closeSync, fsyncSync, openSync, readFileSync, existsSync, ftruncateSync, writeSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, existsSync, ftruncateSync, writeSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 
@@ -22,6 +29,26 @@ export interface ParsedLog<T> {
   goodBytes: number;
   /** Bytes after the good prefix (a torn or corrupt tail), ignored. */
   tornBytes: number;
+  /** Good records found after the first bad line: non-zero means corruption, not a torn tail. */
+  recordsAfterTear: number;
+}
+
+/** A torn or corrupt line with good records after it: the log cannot be trusted as a prefix. */
+export class DurableLogCorruptError extends Error {
+  constructor(file: string, goodBytes: number, recordsAfterTear: number) {
+    super(`${file}: a corrupt line at byte ${goodBytes} is followed by ${recordsAfterTear} good records; refusing to resume from a truncated history`);
+    this.name = 'DurableLogCorruptError';
+  }
+}
+
+/** An append that failed; the partial bytes were cut again (`truncatedTo`), unless cutting failed too. */
+export class DurableLogAppendError extends Error {
+  readonly code: string | undefined;
+  constructor(file: string, cause: NodeJS.ErrnoException, truncatedTo: number | null) {
+    super(`${file}: append failed (${cause.code ?? cause.message})${truncatedTo === null ? '; the partial record could not be cut' : `; cut back to ${truncatedTo} bytes`}`);
+    this.name = 'DurableLogAppendError';
+    this.code = cause.code;
+  }
 }
 
 /** Parses log content, stopping at the first incomplete or corrupt line. */
@@ -38,7 +65,11 @@ export function parseLog<T = unknown>(buf: Buffer | string): ParsedLog<T> {
     records.push(rec);
     pos = nl + 1;
   }
-  return { records, goodBytes: pos, tornBytes: b.length - pos };
+  let recordsAfterTear = 0;
+  if (pos < b.length) {
+    for (const line of b.subarray(pos).toString('utf8').split('\n').slice(1)) if (decodeLine(line) !== undefined) recordsAfterTear++;
+  }
+  return { records, goodBytes: pos, tornBytes: b.length - pos, recordsAfterTear };
 }
 
 /** One line (without its newline) → its record, or undefined if it fails its checksum. */
@@ -54,34 +85,67 @@ export function decodeLine<T = unknown>(line: string): T | undefined {
   }
 }
 
+export interface DurableLogOptions {
+  /** MUTANT torn-log-append: keep a failed append's partial bytes, and read a torn log as its prefix. */
+  tornAppends?: boolean;
+}
+
 export class DurableLog<T = unknown> {
   readonly file: string;
+  readonly #opts: DurableLogOptions;
   #fd: number;
+  #size: number;
 
-  private constructor(file: string, fd: number) {
+  private constructor(file: string, fd: number, size: number, opts: DurableLogOptions) {
     this.file = file;
     this.#fd = fd;
+    this.#size = size;
+    this.#opts = opts;
   }
 
-  /** Opens (creating) the log, drops a torn tail, and returns it with its good records. */
-  static open<T>(file: string): { log: DurableLog<T>; records: T[]; tornBytes: number } {
+  /**
+   * Opens (creating) the log, drops a torn tail, and returns it with its good records.
+   * Throws DurableLogCorruptError when good records follow a bad line.
+   */
+  static open<T>(file: string, opts: DurableLogOptions = {}): { log: DurableLog<T>; records: T[]; tornBytes: number } {
     mkdirSync(path.dirname(file), { recursive: true });
     const content = existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
     const parsed = parseLog<T>(content);
+    if (parsed.recordsAfterTear > 0 && !opts.tornAppends) throw new DurableLogCorruptError(file, parsed.goodBytes, parsed.recordsAfterTear);
     const fd = openSync(file, 'a+');
     if (parsed.tornBytes > 0) {
       ftruncateSync(fd, parsed.goodBytes);
       fsyncSync(fd);
     }
-    return { log: new DurableLog<T>(file, fd), records: parsed.records, tornBytes: parsed.tornBytes };
+    return { log: new DurableLog<T>(file, fd, parsed.goodBytes, opts), records: parsed.records, tornBytes: parsed.tornBytes };
   }
 
-  /** Appends one record and fsyncs it. */
+  /**
+   * Appends one record and fsyncs it. On failure the partial record is cut again and
+   * DurableLogAppendError is thrown: the record is not durable, and the log is as before.
+   */
   append(record: T): void {
     const buf = Buffer.from(encodeRecord(record));
     let off = 0;
-    while (off < buf.length) off += writeSync(this.#fd, buf, off, buf.length - off);
-    fsyncSync(this.#fd);
+    try {
+      while (off < buf.length) off += writeSync(this.#fd, buf, off, buf.length - off);
+      fsyncSync(this.#fd);
+      this.#size += buf.length;
+    } catch (err) {
+      if (this.#opts.tornAppends) {
+        // MUTANT torn-log-append: the partial bytes stay; the next record is appended after them.
+        this.#size += off;
+        throw err;
+      }
+      let truncatedTo: number | null = this.#size;
+      try {
+        ftruncateSync(this.#fd, this.#size);
+        fsyncSync(this.#fd);
+      } catch {
+        truncatedTo = null;
+      }
+      throw new DurableLogAppendError(this.file, err as NodeJS.ErrnoException, truncatedTo);
+    }
   }
 
   close(): void {
@@ -89,26 +153,44 @@ export class DurableLog<T = unknown> {
   }
 }
 
-/** Writes a file atomically (temp file, fsync, rename). */
+/** Writes a file atomically (temp file, fsync, rename); a failed write leaves no temp file behind. */
 export function writeFileAtomic(file: string, content: string): void {
   const tmp = `${file}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w');
   try {
-    writeSync(fd, content);
+    const buf = Buffer.from(content);
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
     fsyncSync(fd);
-  } finally {
+  } catch (err) {
     closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
   }
+  closeSync(fd);
   renameSync(tmp, file);
 }
 
-/** Appends one line and fsyncs (for evidence files like fired.jsonl and the journal). */
+/**
+ * Appends one line and fsyncs (for evidence files like fired.jsonl and the journal). A
+ * failed append is cut back to where it began, so a later line never follows a torn one.
+ */
 export function appendLineDurable(file: string, line: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
   const fd = openSync(file, 'a');
+  const start = fstatSync(fd).size;
   try {
-    writeSync(fd, line.endsWith('\n') ? line : `${line}\n`);
+    const buf = Buffer.from(line.endsWith('\n') ? line : `${line}\n`);
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
     fsyncSync(fd);
+  } catch (err) {
+    try {
+      ftruncateSync(fd, start);
+    } catch {
+      /* reported below with the write's own error */
+    }
+    throw err;
   } finally {
     closeSync(fd);
   }

@@ -4,8 +4,8 @@
  * harness must catch each with at least one of the oracle counters in `caughtBy`.
  * docs/mutants.md says where each lives in the code and what catches it.
  *
- * The first six live in the sink (engine/clink/sink/s3-2pc-sink.ts); the last two in the
- * runtime (worker / source).
+ * The first six live in the sink (engine/clink/sink/s3-2pc-sink.ts); the others in the
+ * runtime (worker, source, coordinator, durable log).
  */
 import type { MutantInfo } from '../engine.ts';
 
@@ -57,6 +57,27 @@ export const CLINK_MUTANTS: readonly MutantInfo[] = [
     mechanism:
       'On restore the source seeks to the checkpointed offset plus or minus one instead of exactly the checkpointed offset, skipping or replaying one record per partition per restore.',
     caughtBy: ['gaps', 'duplicates'],
+  },
+  {
+    name: 'stall-flush',
+    mechanism:
+      'A worker that notices it was stalled (its timers ran late by more than the fencing timeout: a SIGSTOP, a long GC pause, a frozen VM) takes the stall as no time passing: it keeps its lease and commits its buffered records on its own before hearing from the coordinator, which meanwhile restored the job elsewhere from the last checkpoint and replays the same records. Only a pause exposes it: a killed worker never wakes, and a partitioned one keeps running its timers and fences itself.',
+    caughtBy: ['duplicates'],
+    exposedBy: ['process-pause'],
+  },
+  {
+    name: 'latest-by-wallclock',
+    mechanism:
+      'The coordinator decides which completed checkpoint is the latest by the wall-clock time in its records instead of by the log order and ids. After its clock steps back, newer checkpoints look older, and the next restore goes back to a checkpoint taken before the step, replaying records that are already committed. Only a clock step exposes it.',
+    caughtBy: ['duplicates'],
+    exposedBy: ['clock-step'],
+  },
+  {
+    name: 'torn-log-append',
+    mechanism:
+      'An append to the coordinator\'s checkpoint log that fails half-way (ENOSPC) leaves its partial bytes in the log, and the coordinator goes on; later records follow the torn line. At the next restart the log is read only up to the torn line, so every later completed checkpoint is silently dropped and the job restores an old one, replaying committed records. Only a full disk exposes it.',
+    caughtBy: ['duplicates'],
+    exposedBy: ['disk-full'],
   },
 ];
 

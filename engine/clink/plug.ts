@@ -17,6 +17,8 @@ import type { Remote } from '../../rig/remote.ts';
 import type { HostSpec } from '../../rig/types.ts';
 import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
 import { QualError } from '../../lib/errors.ts';
+import { controlledClockEnv } from '../../rig/clock.ts';
+import { hostStateDir } from '../../rig/state-fs.ts';
 import { clinkBundle } from './bundle.ts';
 import type { ClinkConfig } from './config.ts';
 import type { ClinkStatus } from './coordinator.ts';
@@ -37,8 +39,9 @@ export interface ClinkPlugOptions {
   startTimeoutMs?: number;
 }
 
+/** Clink's directory on a host: on the host's state filesystem (rig/state-fs.ts), which disk-full faults fill. */
 export function clinkDir(host: HostSpec): string {
-  return `${host.dataDir}/clink`;
+  return `${hostStateDir(host)}/clink`;
 }
 
 function serviceFor(role: EngineRole): string {
@@ -152,7 +155,8 @@ class ClinkEngine implements Engine {
     const r = this.#remote(host);
     const existing = await servicePid(r, serviceFor(role));
     if (existing !== null) return existing;
-    return startService(r, { name: serviceFor(role), command: this.#command(host, role), cwd: clinkDir(host) });
+    const env = this.#job?.controlledClock ? await controlledClockEnv(r) : undefined;
+    return startService(r, { name: serviceFor(role), command: this.#command(host, role), cwd: clinkDir(host), ...(env ? { env } : {}) });
   }
 
   async start(): Promise<void> {

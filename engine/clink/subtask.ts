@@ -15,6 +15,7 @@
  */
 import type { Sink, SinkFactory, UploadHandle } from './sink/sink-api.ts';
 import type { TaskSpec, WorkerMessage } from './protocol.ts';
+import { monotonicMs } from './mono.ts';
 import { PartitionSource, type PartitionSourceOptions, type SourceRecord } from './source.ts';
 
 /** What a subtask needs from its source (PartitionSource; a fake in unit tests). */
@@ -60,7 +61,8 @@ export class Subtask {
   /** MUTANT no-fencing: set while the worker is cut off from the coordinator. */
   autonomous = false;
   #autonomousSeq = 0;
-  #lastAutonomous = Date.now();
+  #lastAutonomous = monotonicMs();
+  #flushOnOwn = false;
   records = 0;
 
   constructor(env: SubtaskEnv) {
@@ -88,6 +90,12 @@ export class Subtask {
 
   complete(checkpointId: number, handles: UploadHandle[]): void {
     this.#ops.push({ kind: 'complete', checkpointId, handles });
+    this.#signal();
+  }
+
+  /** MUTANT stall-flush: prepare and commit the buffer once, on the subtask's own authority. */
+  flushOnOwn(): void {
+    this.#flushOnOwn = true;
     this.#signal();
   }
 
@@ -152,7 +160,8 @@ export class Subtask {
         await this.#runOp(sink, op);
         continue;
       }
-      if (this.autonomous && Date.now() - this.#lastAutonomous >= this.env.checkpointIntervalMs) {
+      if ((this.autonomous && monotonicMs() - this.#lastAutonomous >= this.env.checkpointIntervalMs) || this.#flushOnOwn) {
+        this.#flushOnOwn = false;
         await this.#autonomousCommit(sink);
         continue;
       }
@@ -196,11 +205,11 @@ export class Subtask {
 
   /** MUTANT no-fencing: cut off from the coordinator, the subtask prepares and commits on its own timer. */
   async #autonomousCommit(sink: Sink): Promise<void> {
-    this.#lastAutonomous = Date.now();
+    this.#lastAutonomous = monotonicMs();
     const id = AUTONOMOUS_ID_BASE + this.epoch * 10_000 + ++this.#autonomousSeq;
     const handles = await sink.prepare(id, this.epoch);
     const all = [...this.#pending, ...handles];
-    this.env.log(`clink worker: MUTANT no-fencing: subtask ${this.subtask} commits ${all.length} handles without the coordinator (id ${id})`);
+    this.env.log(`clink worker: MUTANT ${this.env.mutant}: subtask ${this.subtask} commits ${all.length} handles without the coordinator (id ${id})`);
     await sink.commit(id, this.epoch, all);
     this.#pending = [];
   }

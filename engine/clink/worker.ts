@@ -7,12 +7,19 @@
  * coordinator's worker-loss timeout) → every task is stopped and its buffer dropped, and
  * the connection is dropped and re-established. Nothing commits without a complete() of
  * the current epoch. (MUTANT no-fencing keeps the tasks and commits on its own timer.)
+ *
+ * Silence is measured on the monotonic clock, so a step of the wall clock neither fences a
+ * worker that hears its coordinator nor keeps one that does not. A worker that was stalled
+ * (SIGSTOP, a long pause) notices only when its timers run again; it reads what its socket
+ * already holds before it decides anything. (MUTANT stall-flush: on noticing a stall it
+ * first commits its buffered records on its own, assuming it still owns its partitions.)
  */
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ClinkConfig } from './config.ts';
 import { FaultPoints } from './fault-points.ts';
+import { monotonicMs } from './mono.ts';
 import { readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
 import type { SinkContext, SinkFactory } from './sink/sink-api.ts';
 import { Subtask } from './subtask.ts';
@@ -30,7 +37,8 @@ export class Worker {
   readonly #log: (line: string) => void;
   readonly #s3: { accessKeyId: string; secretAccessKey: string };
   #socket: net.Socket | null = null;
-  #lastHeard = Date.now();
+  #lastHeard = monotonicMs();
+  #lastTick = monotonicMs();
   #epoch = 0;
   #tasks = new Map<number, Subtask>();
   #timer: NodeJS.Timeout | null = null;
@@ -83,13 +91,13 @@ export class Worker {
     sock.on('connect', () => {
       clearTimeout(connectTimer);
       this.#connectAttempts = 0;
-      this.#lastHeard = Date.now();
+      this.#lastHeard = monotonicMs();
       this.#log(`clink worker ${this.id}: connected to coordinator`);
       send(sock, { type: 'hello', workerId: this.id, pid: process.pid, epoch: this.#epoch });
     });
     readLines(sock, (m) => {
       if (this.#socket !== sock) return;
-      this.#lastHeard = Date.now();
+      this.#lastHeard = monotonicMs();
       this.#onMessage(m as CoordinatorMessage);
     });
     sock.on('error', () => undefined);
@@ -105,16 +113,26 @@ export class Worker {
   }
 
   #tick(): void {
-    if (this.#socket && !this.#socket.connecting) this.#send({ type: 'heartbeat', workerId: this.id, epoch: this.#epoch });
     const fencing = this.cfg.fencingTimeoutMs ?? 4000;
-    if (Date.now() - this.#lastHeard <= fencing || this.#fenced) return;
+    const now = monotonicMs();
+    const stalledMs = now - this.#lastTick;
+    this.#lastTick = now;
+    if (this.cfg.mutant === 'stall-flush' && stalledMs > fencing) {
+      // MUTANT stall-flush: "we were frozen, so no time passed for us": the lease is taken as
+      // still held, and what is buffered is committed before anyone is asked.
+      this.#lastHeard = now;
+      this.#log(`clink worker ${this.id}: MUTANT stall-flush: stalled for ${Math.round(stalledMs)} ms; committing buffered records of ${this.#tasks.size} tasks on our own`);
+      for (const t of this.#tasks.values()) t.flushOnOwn();
+    }
+    if (this.#socket && !this.#socket.connecting) this.#send({ type: 'heartbeat', workerId: this.id, epoch: this.#epoch });
+    if (now - this.#lastHeard <= fencing || this.#fenced) return;
     // Decide after the poll phase: if this process itself stalled, socket data that is
     // already waiting is read first and is not mistaken for silence.
     setImmediate(() => this.#maybeFence(fencing));
   }
 
   #maybeFence(fencing: number): void {
-    const silent = Date.now() - this.#lastHeard;
+    const silent = Math.round(monotonicMs() - this.#lastHeard);
     if (silent > fencing && !this.#fenced) {
       this.#fenced = true;
       if (this.cfg.mutant === 'no-fencing') {

@@ -28,7 +28,7 @@ t.teardown(async () => {
 });
 
 async function status(): Promise<{ running: boolean; epoch: number; lastCompletedCheckpointId: number | null; workers: { id: string; pid: number; subtasks: number[] }[] }> {
-  const r = await kit.remote(coord.name).exec(`cat ${coord.dataDir}/clink/status.json`);
+  const r = await kit.remote(coord.name).exec(`cat ${coord.dataDir}/state/clink/status.json`);
   return JSON.parse(r.stdout);
 }
 

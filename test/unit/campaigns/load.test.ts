@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { loadCampaign, parseCampaign } from '../../../campaigns/load.ts';
 import { MANDATORY_FAULT_POINTS } from '../../../campaigns/types.ts';
 import { QualError } from '../../../lib/errors.ts';
+import { FAULT_KINDS } from '../../../lib/evidence.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 process.chdir(repo);
@@ -23,7 +24,7 @@ function problems(fn: () => unknown): string[] {
 t.test('malformed campaigns are rejected with file, line and field', async (t) => {
   const cases: [string, string[]][] = [
     ['bad-type.yaml', ['test/fixtures/campaigns/bad-type.yaml:11: faults[2].durationS: must be a number']],
-    ['bad-unknown-field.yaml', ['test/fixtures/campaigns/bad-unknown-field.yaml:9: faults[0].cnt: unknown field (allowed here: kind, count, targets, points, durationS, share)']],
+    ['bad-unknown-field.yaml', ['test/fixtures/campaigns/bad-unknown-field.yaml:9: faults[0].cnt: unknown field (allowed here: kind, count, targets, points, durationS, share, variant, offsetS)']],
     ['bad-missing-field.yaml', ['test/fixtures/campaigns/bad-missing-field.yaml:2: seed: required field is missing']],
     ['bad-missing-duration.yaml', ['test/fixtures/campaigns/bad-missing-duration.yaml:11: faults[2].durationS: required field is missing']],
     [
@@ -82,7 +83,7 @@ t.test('all schema problems are reported at once, each on its own line', async (
   t.same(problems(() => parseCampaign(text, 'multi.yaml')), [
     'multi.yaml:6: workload.checkpointIntervalS: must be a number',
     'multi.yaml:9: faults[0].durationS: not allowed for kind worker-kill',
-    'multi.yaml:10: faults[1].kind: must be one of: worker-kill, coordinator-kill, protocol-point, store-outage, partition, packet-loss, broker-restart (found "fire")',
+    `multi.yaml:10: faults[1].kind: must be one of: ${FAULT_KINDS.join(', ')} (found "fire")`,
     'multi.yaml:12: faults[2].share: must be <= 1',
     'multi.yaml:15: colour: unknown field (allowed here: name, description, seed, rig, engine, workload, gate, faults, compositions, schedule, deadlines, oracle)',
   ]);
@@ -132,4 +133,35 @@ t.test('inventory rigs: the file must exist, targets are checked by role', async
 t.test('a file that cannot be read is a BAD_INPUT_FILE too', async (t) => {
   t.same(problems(() => loadCampaign('campaigns/no-such.yaml')).length, 1);
   t.match(problems(() => loadCampaign('campaigns/no-such.yaml'))[0], /cannot read campaign campaigns\/no-such\.yaml/);
+});
+
+t.test('the new fault kinds: what each needs and refuses', async (t) => {
+  const base = ['name: k', 'seed: "s"', 'workload: { rate: 10, soakS: 300 }', 'schedule: { spacingS: 10 }', 'faults:'];
+  const load = (...lines: string[]) => parseCampaign([...base, ...lines].join('\n'), 'k.yaml');
+  t.same(problems(() => load('  - { kind: store-tamper }')), ['k.yaml:6: faults[0].variant: required field is missing']);
+  t.same(problems(() => load('  - { kind: store-tamper, variant: scribble }')), ['k.yaml:6: faults[0].variant: must be one of: foreign-put, overwrite, delete (found "scribble")']);
+  t.same(problems(() => load('  - { kind: clock-step, durationS: 5 }')), ['k.yaml:6: faults[0].offsetS: required field is missing']);
+  t.match(problems(() => load('  - { kind: clock-step, durationS: 5, offsetS: 0 }')), [/^k\.yaml:6: faults\[0\]\.offsetS: /]);
+  t.same(problems(() => load('  - { kind: process-pause }')), ['k.yaml:6: faults[0].durationS: required field is missing']);
+  t.same(problems(() => load('  - { kind: disk-full, durationS: 5, targets: [broker-1] }')), [
+    "k.yaml:6: faults[0].targets[0]: 'broker-1' cannot be a disk-full target (disk-full targets workers or the coordinator: worker-1, worker-2, worker-3, coordinator)",
+  ]);
+  t.same(problems(() => load('  - { kind: worker-kill, offsetS: 5 }')), ['k.yaml:6: faults[0].offsetS: not allowed for kind worker-kill']);
+  const ok = load('  - { kind: clock-step, durationS: 5, offsetS: -120, targets: [coordinator] }', '  - { kind: store-tamper, variant: delete }', '  - { kind: process-pause, durationS: 12 }', '  - { kind: disk-full, durationS: 12 }');
+  t.same(
+    ok.faults.map((f) => [f.kind, f.targets, f.offsetS, f.variant, f.durationS]),
+    [
+      ['clock-step', ['coordinator'], -120, undefined, 5],
+      ['store-tamper', ['store'], undefined, 'delete', undefined],
+      ['process-pause', ['worker-1', 'worker-2', 'worker-3'], undefined, undefined, 12],
+      ['disk-full', ['worker-1', 'worker-2', 'worker-3'], undefined, undefined, 12],
+    ],
+    'defaults: pause and disk-full pick among the workers, a tamper acts on the store',
+  );
+});
+
+t.test('campaigns/unknowns.yaml schedules every new kind', async (t) => {
+  const c = loadCampaign('campaigns/unknowns.yaml');
+  const kinds = new Set([...c.faults.map((f) => f.kind), ...c.compositions.flatMap((x) => x.steps.map((s) => s.kind))]);
+  for (const k of ['process-pause', 'store-tamper', 'disk-full', 'clock-step'] as const) t.ok(kinds.has(k), k);
 });

@@ -92,7 +92,11 @@ t.test('quick: every kind, every mandatory point, the recovery points, the decis
   const c = load('quick');
   const plan = planCampaign(c);
   const totals = totalsByKind(plan);
-  for (const k of FAULT_KINDS) t.ok(totals[k] >= 1, `${k} at least once`);
+  // quick is the seed's battery; the kinds QUAL-03 called "Unknown" are campaigns/unknowns.yaml's.
+  const unknownKinds = ['process-pause', 'store-tamper', 'disk-full', 'clock-step'];
+  for (const k of FAULT_KINDS.filter((x) => !unknownKinds.includes(x))) t.ok(totals[k] >= 1, `${k} at least once`);
+  const unknowns = totalsByKind(planCampaign(load('unknowns')));
+  for (const k of unknownKinds) t.ok(unknowns[k as keyof typeof unknowns] >= 1, `${k} at least once in unknowns.yaml`);
   const points = new Set(plan.map((f) => f.point));
   for (const p of [...MANDATORY_FAULT_POINTS, 'sink.recover.before-commit', 'sink.recover.after-commit']) t.ok(points.has(p), `${p} covered`);
   const decisive = plan.filter((f) => f.composition === 'store-down-during-worker-recovery#1');

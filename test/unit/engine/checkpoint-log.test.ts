@@ -1,5 +1,6 @@
 import t from 'tap';
 import { appendFileSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { DurableLog, encodeRecord, parseLog } from '../../../engine/clink/durable-log.ts';
@@ -57,4 +58,56 @@ t.test('an empty file and a file truncated to nothing', async (t) => {
   const { log, records } = DurableLog.open(file);
   t.same(records, []);
   log.close();
+});
+
+t.test('good records after a corrupt line: the log refuses to open (never resumes from a truncated history)', async (t) => {
+  const file = path.join(tmp(), 'cp.log');
+  // What a failed append that kept its partial bytes leaves: a torn record, then later good ones.
+  writeFileSync(file, encodeRecord({ id: 1 }) + encodeRecord({ id: 2, pad: 'x'.repeat(40) }).slice(0, 25) + encodeRecord({ id: 3 }) + encodeRecord({ id: 4 }));
+  const parsed = parseLog(readFileSync(file));
+  t.same(parsed.records, [{ id: 1 }]);
+  t.equal(parsed.recordsAfterTear, 1, 'the record glued to the torn bytes is lost; the next one is good');
+  t.throws(() => DurableLog.open(file), { name: 'DurableLogCorruptError' }, 'open refuses');
+  t.equal(readFileSync(file).length, statSync(file).size, 'the file was left as it was');
+  const mutant = DurableLog.open<{ id: number }>(file, { tornAppends: true });
+  t.same(mutant.records.map((r) => r.id), [1], 'MUTANT torn-log-append: reads only the prefix, silently');
+  mutant.log.close();
+});
+
+/** Appends records in a child whose file-size limit (ulimit -f, 1 KiB) makes one append fail half-way (EFBIG). */
+function appendUntilFailure(file: string, tornAppends: boolean): { appended: number; error: string } {
+  const mod = path.resolve('engine/clink/durable-log.ts');
+  const script = `
+    import { DurableLog } from ${JSON.stringify(mod)};
+    const { log } = DurableLog.open(${JSON.stringify(file)}, { tornAppends: ${tornAppends} });
+    let appended = 0, error = '';
+    try { for (;;) { log.append({ n: appended, pad: 'y'.repeat(180) }); appended++; } } catch (e) { error = e.name + ': ' + e.message; }
+    try { log.append({ n: 'after' }); } catch (e) { /* no room for it */ }
+    console.log(JSON.stringify({ appended, error }));`;
+  const r = spawnSync('bash', ['-c', `ulimit -f 2 && exec ${JSON.stringify(process.execPath)} --input-type=module -e "$0"`, script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as { appended: number; error: string };
+}
+
+t.test('an append that fails half-way is cut back: the log holds exactly the appended records', async (t) => {
+  const file = path.join(tmp(), 'cp.log');
+  const { appended, error } = appendUntilFailure(file, false);
+  t.ok(appended > 0, `${appended} records appended before the limit`);
+  t.match(error, /DurableLogAppendError: .*append failed \(EFBIG\); cut back to \d+ bytes/);
+  const parsed = parseLog(readFileSync(file));
+  t.equal(parsed.tornBytes, 0, 'no partial bytes left');
+  t.same(
+    parsed.records.map((r) => (r as { n: unknown }).n),
+    [...Array.from({ length: appended }, (_, i) => i), 'after'],
+    'every appended record, then the small one appended after the failure on a line of its own',
+  );
+  t.equal(statSync(file).size, parsed.goodBytes);
+});
+
+t.test('MUTANT torn-log-append keeps the partial bytes of the failed append', async (t) => {
+  const file = path.join(tmp(), 'cp.log');
+  const { appended } = appendUntilFailure(file, true);
+  const parsed = parseLog(readFileSync(file));
+  t.equal(parsed.records.length, appended);
+  t.ok(parsed.tornBytes > 0, `${parsed.tornBytes} partial bytes stay in the log`);
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { PendingCheckpoint, assignSubtasks, recoverState, tasksFromCheckpoint, type LogRecord } from '../../../engine/clink/assign.ts';
+import { PendingCheckpoint, assignSubtasks, recoverState, supersedes, tasksFromCheckpoint, type LogRecord } from '../../../engine/clink/assign.ts';
 import type { UploadHandle } from '../../../engine/clink/sink/sink-api.ts';
 
 const handle = (subtask: number, checkpointId: number, epoch: number): UploadHandle => ({
@@ -63,4 +63,18 @@ t.test('recovery from the log: highest epoch and id used, last completed checkpo
     [1, 1, 200, 0],
   ]);
   t.same(tasksFromCheckpoint(2, null).map((x) => x.startOffset), [null, null], 'no checkpoint: from the log start');
+});
+
+t.test('the latest completed checkpoint is the last in the log, whatever its wall-clock time', async (t) => {
+  const mk = (id: number, at: string) => {
+    const p = new PendingCheckpoint(id, 1, 1);
+    p.add({ checkpointId: id, epoch: 1, subtask: 0, offset: id * 10, handles: [] });
+    return p.toRecord(at);
+  };
+  // The coordinator's clock stepped back 90 s between checkpoint 5 and 6.
+  const records: LogRecord[] = [mk(4, '2026-01-01T00:01:00.000Z'), mk(5, '2026-01-01T00:01:08.000Z'), mk(6, '2026-01-01T00:00:16.000Z'), mk(7, '2026-01-01T00:00:24.000Z')];
+  t.equal(recoverState(records).lastCompleted?.id, 7, 'the correct coordinator restores checkpoint 7');
+  t.equal(recoverState(records, 'latest-by-wallclock').lastCompleted?.id, 5, 'MUTANT latest-by-wallclock restores checkpoint 5, taken before the step');
+  t.ok(supersedes(records[3] as never, records[1] as never), 'a newer record supersedes whatever its time');
+  t.notOk(supersedes(records[3] as never, records[1] as never, 'latest-by-wallclock'), 'the mutant compares times');
 });
