@@ -18,6 +18,7 @@ import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, ren
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
+import { installFlink } from './install-flink.ts';
 
 export const PINS = {
   kafka: '4.1.1',
@@ -176,6 +177,8 @@ export async function install(log: (l: string) => void = () => {}): Promise<{ ma
   components.push(await kafka(old('kafka'), log));
   components.push(await minio(old('minio'), log));
   components.push(await node(old('node')));
+  // Apache Flink for the Flink engine plug (engine/flink/): jars, the S3 plugin, the job.
+  components.push(...(await installFlink(old, log)));
   const changed = components.filter((c) => JSON.stringify(c) !== JSON.stringify(old(c.name))).map((c) => c.name);
   const manifest: Manifest = { installedAt: changed.length || !prev ? new Date().toISOString() : prev.installedAt, components };
   writeFileSync(manifestPath(), JSON.stringify(manifest, null, 2) + '\n');

@@ -1,0 +1,232 @@
+/**
+ * The Flink cluster's files, as pure functions of the rig and the job: Flink's config.yaml
+ * (one per host: the addresses it binds differ), the log4j2 configuration, ZooKeeper's
+ * zoo.cfg, and the Java command lines of the three services. flink-dist (the distribution,
+ * with its bin/ scripts) is not on Maven Central, so the plug starts the entry points from
+ * the jar classpath itself, the way Flink's scripts would:
+ *
+ *   JobManager   org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint
+ *   TaskManager  org.apache.flink.runtime.taskexecutor.TaskManagerRunner
+ *   ZooKeeper    org.apache.flink.runtime.zookeeper.FlinkZooKeeperQuorumPeer (flink-runtime,
+ *                running the ZooKeeper server shaded in flink-shaded-zookeeper-3)
+ */
+
+export const FLINK_PORTS = { rest: 8081, jobManagerRpc: 6123, blob: 6124, taskManagerRpc: 6122, taskManagerData: 6121, zookeeper: 2181 } as const;
+
+export interface FlinkClusterSpec {
+  coordinatorAddress: string;
+  /** The address this host binds (coordinator or worker). */
+  hostAddress: string;
+  role: 'coordinator' | 'worker';
+  slotsPerTaskManager: number;
+  parallelism: number;
+  /** file:// URI of the directory checkpoints go to (on the coordinator host's durable state). */
+  checkpointDir: string;
+  /** file:// URI of ZooKeeper HA's storage directory (job graphs, checkpoint pointers), or null for no HA. */
+  haStorageDir: string | null;
+  /** Local scratch directories (S3 writer buffers, blobs). */
+  tmpDir: string;
+  s3: { endpoint: string; accessKey: string; secretKey: string };
+}
+
+/** The number of TaskManager slots so that the job still fits after one worker is lost. */
+export function slotsFor(parallelism: number, workers: number): number {
+  return Math.max(1, Math.ceil(parallelism / Math.max(1, workers - 1)));
+}
+
+function yamlScalar(v: string | number | boolean): string {
+  if (typeof v !== 'string') return String(v);
+  return JSON.stringify(v); // a JSON string is a valid YAML double-quoted scalar
+}
+
+/** Flink's config.yaml (Flink 2.x's standard YAML), flat keys. Holds the S3 credentials: write it 0600. */
+export function flinkConfigYaml(s: FlinkClusterSpec): string {
+  const kv: [string, string | number | boolean][] = [
+    ['jobmanager.rpc.address', s.coordinatorAddress],
+    ['jobmanager.rpc.port', FLINK_PORTS.jobManagerRpc],
+    ['jobmanager.bind-host', s.role === 'coordinator' ? s.hostAddress : s.coordinatorAddress],
+    ['jobmanager.memory.process.size', '768m'],
+    ['rest.address', s.coordinatorAddress],
+    ['rest.bind-address', s.role === 'coordinator' ? s.hostAddress : s.coordinatorAddress],
+    ['rest.port', FLINK_PORTS.rest],
+    ['blob.server.port', FLINK_PORTS.blob],
+    ['taskmanager.host', s.hostAddress],
+    ['taskmanager.bind-host', s.hostAddress],
+    ['taskmanager.rpc.port', FLINK_PORTS.taskManagerRpc],
+    ['taskmanager.data.port', FLINK_PORTS.taskManagerData],
+    ['taskmanager.numberOfTaskSlots', s.slotsPerTaskManager],
+    // Started without Flink's scripts, the TaskManager needs its resources spelled out
+    // (the scripts would derive and pass them): 576m of Flink memory, no managed memory
+    // (the heap state backend does not use it).
+    ['taskmanager.cpu.cores', s.slotsPerTaskManager],
+    ['taskmanager.memory.framework.heap.size', '128m'],
+    ['taskmanager.memory.task.heap.size', '256m'],
+    ['taskmanager.memory.framework.off-heap.size', '128m'],
+    ['taskmanager.memory.task.off-heap.size', '0m'],
+    ['taskmanager.memory.network.min', '64m'],
+    ['taskmanager.memory.network.max', '64m'],
+    ['taskmanager.memory.managed.size', '0m'],
+    ['taskmanager.memory.jvm-metaspace.size', '192m'],
+    ['taskmanager.memory.jvm-overhead.min', '192m'],
+    ['taskmanager.memory.jvm-overhead.max', '192m'],
+    ['taskmanager.load-balance.mode', 'SLOTS'],
+    ['parallelism.default', s.parallelism],
+    ['io.tmp.dirs', s.tmpDir],
+    // Checkpoints: the heap state backend, completed checkpoints on the coordinator host's
+    // state directory. State below the inline threshold travels inside the checkpoint's
+    // metadata file, which only the JobManager writes, so TaskManagers never write there.
+    ['state.backend.type', 'hashmap'],
+    ['execution.checkpointing.storage', 'filesystem'],
+    ['execution.checkpointing.dir', s.checkpointDir],
+    ['execution.checkpointing.num-retained', 3],
+    ['execution.checkpointing.externalized-checkpoint-retention', 'RETAIN_ON_CANCELLATION'],
+    ['execution.checkpointing.data-inline-threshold', '1mb'],
+    ['web.checkpoints.history', 100],
+    // The plug submits the job through the REST API (POST /jars/upload, /jars/:id/run).
+    ['web.submit.enable', true],
+    ['web.upload.dir', s.tmpDir],
+    // Failures: restart the job forever, two seconds apart; detect a lost process within 10 s.
+    ['restart-strategy.type', 'fixed-delay'],
+    ['restart-strategy.fixed-delay.attempts', 2147483647],
+    ['restart-strategy.fixed-delay.delay', '2 s'],
+    ['heartbeat.interval', 2000],
+    ['heartbeat.timeout', 10000],
+    // The S3 filesystem (flink-s3-fs-hadoop) against the rig's MinIO.
+    ['s3.endpoint', s.s3.endpoint],
+    ['s3.path.style.access', true],
+    ['s3.access-key', s.s3.accessKey],
+    ['s3.secret-key', s.s3.secretKey],
+  ];
+  if (s.haStorageDir) {
+    kv.push(
+      ['high-availability.type', 'zookeeper'],
+      ['high-availability.zookeeper.quorum', `${s.coordinatorAddress}:${FLINK_PORTS.zookeeper}`],
+      ['high-availability.zookeeper.path.root', '/flink'],
+      ['high-availability.cluster-id', '/clink-qual'],
+      ['high-availability.storageDir', s.haStorageDir],
+      ['zookeeper.sasl.disable', true],
+    );
+  }
+  return kv.map(([k, v]) => `${k}: ${yamlScalar(v)}`).join('\n') + '\n';
+}
+
+/** log4j2 properties: everything at INFO to the console, which the rig service appends to out.log. */
+export function log4jProperties(): string {
+  return [
+    'rootLogger.level = INFO',
+    'rootLogger.appenderRef.console.ref = Console',
+    'appender.console.name = Console',
+    'appender.console.type = CONSOLE',
+    'appender.console.layout.type = PatternLayout',
+    'appender.console.layout.pattern = %d{yyyy-MM-dd\'T\'HH:mm:ss.SSSXXX} %-5p %-60c %x - %m%n',
+    // Quiet the chatty ones; the sink's open line and checkpoint records stay at INFO.
+    'logger.kafka.name = org.apache.kafka',
+    'logger.kafka.level = WARN',
+    'logger.zookeeper.name = org.apache.flink.shaded.zookeeper3',
+    'logger.zookeeper.level = WARN',
+    'logger.hadoop.name = org.apache.hadoop',
+    'logger.hadoop.level = WARN',
+    'logger.s3hadoop.name = org.apache.flink.fs.s3hadoop.shaded',
+    'logger.s3hadoop.level = WARN',
+    '',
+  ].join('\n');
+}
+
+/** zoo.cfg for a one-server ZooKeeper on the coordinator host. */
+export function zooCfg(coordinatorAddress: string, dataDir: string): string {
+  return [
+    'tickTime=2000',
+    'initLimit=10',
+    'syncLimit=5',
+    `dataDir=${dataDir}`,
+    `clientPort=${FLINK_PORTS.zookeeper}`,
+    `clientPortAddress=${coordinatorAddress}`,
+    'maxClientCnxns=0',
+    'autopurge.snapRetainCount=3',
+    'autopurge.purgeInterval=1',
+    // The admin server needs Jetty, which flink-shaded-zookeeper-3 does not carry.
+    'admin.enableServer=false',
+    '',
+  ].join('\n');
+}
+
+export type FlinkService = 'flink-jobmanager' | 'flink-taskmanager' | 'flink-zookeeper';
+
+export interface FlinkLayout {
+  java: string;
+  /** The directory of the cluster's jars. */
+  lib: string;
+  /** The directory holding config.yaml and log4j.properties. */
+  conf: string;
+}
+
+const MAIN: Record<FlinkService, string> = {
+  'flink-jobmanager': 'org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint',
+  'flink-taskmanager': 'org.apache.flink.runtime.taskexecutor.TaskManagerRunner',
+  'flink-zookeeper': 'org.apache.flink.runtime.zookeeper.FlinkZooKeeperQuorumPeer',
+};
+
+const JVM: Record<FlinkService, string[]> = {
+  // jobmanager.memory.process.size 768m: heap about 448m, metaspace 256m.
+  'flink-jobmanager': ['-Xms448m', '-Xmx448m', '-XX:MaxMetaspaceSize=256m'],
+  // framework heap 128m + task heap 256m; direct memory: framework off-heap 128m + network
+  // 64m; metaspace 192m (the values config.yaml declares).
+  'flink-taskmanager': ['-Xms384m', '-Xmx384m', '-XX:MaxDirectMemorySize=192m', '-XX:MaxMetaspaceSize=192m'],
+  'flink-zookeeper': ['-Xms64m', '-Xmx128m'],
+};
+
+/**
+ * The module openings flink-dist's default config passes to every Flink JVM on Java 17
+ * (env.java.opts.all): Flink reflects into java.util and friends (Kryo, the DataStream
+ * translators), which Java 17's strong encapsulation refuses otherwise.
+ */
+export const JAVA17_OPENS = [
+  '-XX:+IgnoreUnrecognizedVMOptions',
+  '--add-exports=java.base/sun.net.util=ALL-UNNAMED',
+  '--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED',
+  '--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED',
+  ...['java.lang', 'java.net', 'java.io', 'java.nio', 'sun.nio.ch', 'java.lang.reflect', 'java.text', 'java.time', 'java.util', 'java.util.concurrent', 'java.util.concurrent.atomic', 'java.util.concurrent.locks'].map(
+    (p) => `--add-opens=java.base/${p}=ALL-UNNAMED`,
+  ),
+];
+
+function q(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that submits the job, detached, with Flink's own CLI (flink-clients'
+ * CliFrontend; the REST jar-upload endpoints live in flink-runtime-web, which the cluster
+ * does not carry). It finds the JobManager through the config (ZooKeeper under HA) and
+ * prints "Job has been submitted with JobID <id>".
+ */
+export function submitCommand(l: FlinkLayout, jobJar: string, programArgs: string[]): string {
+  return [
+    `FLINK_CONF_DIR=${q(l.conf)}`,
+    q(l.java),
+    '-Xmx256m',
+    ...JAVA17_OPENS,
+    `-Dlog4j.configurationFile=${q(`file:${l.conf}/log4j.properties`)}`,
+    '-classpath',
+    q(`${l.lib}/*`),
+    'org.apache.flink.client.cli.CliFrontend',
+    'run',
+    '-d',
+    '-c',
+    'qual.clink.flink.ExactlyOnceJob',
+    q(jobJar),
+    ...programArgs.map(q),
+  ].join(' ');
+}
+
+/** The shell command (quoted) that runs the service in the foreground. */
+export function serviceCommand(service: FlinkService, l: FlinkLayout, extra: { zooCfg?: string } = {}): string {
+  const args = [q(l.java), ...JVM[service], '-XX:+UseG1GC', ...JAVA17_OPENS, `-Dlog4j.configurationFile=${q(`file:${l.conf}/log4j.properties`)}`, '-classpath', q(`${l.lib}/*`), MAIN[service]];
+  if (service === 'flink-zookeeper') {
+    if (!extra.zooCfg) throw new Error('flink-zookeeper needs a zoo.cfg');
+    args.push('--zkConfigFile', q(extra.zooCfg), '--peerId', '1');
+  } else {
+    args.push('--configDir', q(l.conf));
+  }
+  return args.join(' ');
+}

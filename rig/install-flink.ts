@@ -1,0 +1,158 @@
+/**
+ * `rig install` for the Flink engine plug (engine/flink/): Apache Flink as jars from Maven
+ * Central (flink-dist, the distribution, is not served there), resolved by Maven from a
+ * pom of our own, plus the S3 filesystem plugin and the job, built with Maven from
+ * engine/flink/job/. Cached under <cacheDir>/flink-<version>/:
+ *
+ *   lib/                         the cluster's classpath (runtime, streaming, clients, RPC
+ *                                loader, files and Kafka connectors, log4j2; ZooKeeper's
+ *                                server comes shaded inside flink-shaded-zookeeper-3)
+ *   plugins/s3-fs-hadoop/        flink-s3-fs-hadoop, loaded as a plugin (its own classloader)
+ *   job/clink-qual-flink-job.jar the job (thin: its dependencies are on lib/)
+ *
+ * Pins: Flink 2.2.0, because Maven Central serves flink-s3-fs-hadoop 2.2.0 but not 2.2.1,
+ * and the FileSink's exactly-once RecoverableWriter on S3 needs the Hadoop-based plugin
+ * (flink-s3-fs-presto has none). flink-connector-kafka 5.0.0-2.2 is the release for 2.2.
+ *
+ * Three manifest components, each checked by its sha256 on the next run (nothing is
+ * downloaded or rebuilt when all match): flink (the lib directory), flink-s3-fs-hadoop
+ * (the plugin jar), flink-job (the jar; its version is the sha256 of the job's sources, so
+ * an edited job is rebuilt).
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { QualError } from '../lib/errors.ts';
+import { cacheDir, repoRoot } from '../lib/paths.ts';
+import { sha256Dir, sha256File, type Component } from './install.ts';
+
+export const FLINK_PINS = {
+  flink: '2.2.0',
+  kafkaConnector: '5.0.0-2.2',
+  log4j: '2.24.3',
+} as const;
+
+export const FLINK_JOB_JAR = 'clink-qual-flink-job.jar';
+
+export function flinkHome(): string {
+  return path.join(cacheDir(), `flink-${FLINK_PINS.flink}`);
+}
+
+function run(cmd: string, args: string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    const keep = (d: Buffer) => {
+      tail = (tail + d.toString()).slice(-4000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (err) => reject(new QualError('INSTALL_FAILED', `${cmd}: ${err.message}`)));
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new QualError('INSTALL_FAILED', `${cmd} ${args.join(' ')} exited ${code}:\n${tail}`))));
+  });
+}
+
+function dep(groupId: string, artifactId: string, version: string): string {
+  return `<dependency><groupId>${groupId}</groupId><artifactId>${artifactId}</artifactId><version>${version}</version></dependency>`;
+}
+
+/** The pom whose runtime dependencies are the cluster's classpath. */
+export function flinkRuntimePom(): string {
+  const f = FLINK_PINS.flink;
+  const deps = [
+    dep('org.apache.flink', 'flink-runtime', f),
+    dep('org.apache.flink', 'flink-streaming-java', f),
+    dep('org.apache.flink', 'flink-clients', f),
+    dep('org.apache.flink', 'flink-rpc-akka-loader', f),
+    dep('org.apache.flink', 'flink-connector-base', f),
+    dep('org.apache.flink', 'flink-connector-files', f),
+    dep('org.apache.flink', 'flink-connector-kafka', FLINK_PINS.kafkaConnector),
+    dep('org.apache.logging.log4j', 'log4j-slf4j-impl', FLINK_PINS.log4j),
+    dep('org.apache.logging.log4j', 'log4j-core', FLINK_PINS.log4j),
+  ];
+  return `<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>clink-qual</groupId><artifactId>flink-runtime</artifactId><version>1</version><packaging>pom</packaging>
+<dependencies>
+${deps.join('\n')}
+</dependencies></project>\n`;
+}
+
+async function flinkLib(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
+  const home = flinkHome();
+  const lib = path.join(home, 'lib');
+  if (prev && prev.version === FLINK_PINS.flink && prev.path === lib && existsSync(lib) && (await sha256Dir(lib)) === prev.sha256) return prev;
+  log(`fetching Apache Flink ${FLINK_PINS.flink} jars (and flink-connector-kafka ${FLINK_PINS.kafkaConnector}) from Maven Central`);
+  mkdirSync(home, { recursive: true });
+  writeFileSync(path.join(home, 'pom.xml'), flinkRuntimePom());
+  const tmp = path.join(home, 'lib.tmp');
+  rmSync(tmp, { recursive: true, force: true });
+  await run('mvn', ['-q', '-B', 'dependency:copy-dependencies', `-DoutputDirectory=${tmp}`, '-DincludeScope=runtime'], home);
+  rmSync(lib, { recursive: true, force: true });
+  renameSync(tmp, lib);
+  return { name: 'flink', version: FLINK_PINS.flink, path: lib, sha256: await sha256Dir(lib) };
+}
+
+async function s3Plugin(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
+  const dir = path.join(flinkHome(), 'plugins', 's3-fs-hadoop');
+  const jar = path.join(dir, `flink-s3-fs-hadoop-${FLINK_PINS.flink}.jar`);
+  if (prev && prev.version === FLINK_PINS.flink && prev.path === jar && existsSync(jar) && (await sha256File(jar)) === prev.sha256) return prev;
+  log(`fetching flink-s3-fs-hadoop ${FLINK_PINS.flink} from Maven Central`);
+  const tmp = path.join(flinkHome(), 'plugins.tmp');
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  await run('mvn', ['-q', '-B', 'dependency:copy', `-Dartifact=org.apache.flink:flink-s3-fs-hadoop:${FLINK_PINS.flink}`, `-DoutputDirectory=${tmp}`], flinkHome());
+  mkdirSync(dir, { recursive: true });
+  renameSync(path.join(tmp, path.basename(jar)), jar);
+  rmSync(tmp, { recursive: true, force: true });
+  return { name: 'flink-s3-fs-hadoop', version: FLINK_PINS.flink, path: jar, sha256: await sha256File(jar) };
+}
+
+/** The job's sources, in a stable order: pom.xml and src/ under engine/flink/job/. */
+export function jobSources(): string[] {
+  const root = path.join(repoRoot, 'engine', 'flink', 'job');
+  const out: string[] = [path.join(root, 'pom.xml')];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(p);
+    }
+  };
+  walk(path.join(root, 'src'));
+  return out;
+}
+
+export function jobSourceHash(): string {
+  const h = createHash('sha256');
+  for (const f of jobSources()) h.update(`${path.relative(repoRoot, f)}\n`).update(readFileSync(f));
+  return h.digest('hex');
+}
+
+async function job(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
+  const version = `src-${jobSourceHash().slice(0, 16)}`;
+  const out = path.join(flinkHome(), 'job', FLINK_JOB_JAR);
+  if (prev && prev.version === version && prev.path === out && existsSync(out) && (await sha256File(out)) === prev.sha256) return prev;
+  log(`building the Flink job (engine/flink/job) with Maven`);
+  // Build in a copy under the cache, so the repository never holds target/.
+  const build = path.join(flinkHome(), 'job-build');
+  rmSync(build, { recursive: true, force: true });
+  const src = path.join(repoRoot, 'engine', 'flink', 'job');
+  for (const f of jobSources()) {
+    const dst = path.join(build, path.relative(src, f));
+    mkdirSync(path.dirname(dst), { recursive: true });
+    copyFileSync(f, dst);
+  }
+  await run('mvn', ['-q', '-B', 'package', '-DskipTests', `-Dflink.version=${FLINK_PINS.flink}`, `-Dkafka.connector.version=${FLINK_PINS.kafkaConnector}`], build);
+  const built = path.join(build, 'target', FLINK_JOB_JAR);
+  if (!existsSync(built)) throw new QualError('INSTALL_FAILED', `the Flink job build produced no ${built}`);
+  mkdirSync(path.dirname(out), { recursive: true });
+  copyFileSync(built, out);
+  rmSync(build, { recursive: true, force: true });
+  return { name: 'flink-job', version, path: out, sha256: await sha256File(out) };
+}
+
+/** Installs (or finds in place) Flink's parts; `old` gives the previous manifest's entry by name. */
+export async function installFlink(old: (name: string) => Component | undefined, log: (l: string) => void): Promise<Component[]> {
+  return [await flinkLib(old('flink'), log), await s3Plugin(old('flink-s3-fs-hadoop'), log), await job(old('flink-job'), log)];
+}
