@@ -350,7 +350,7 @@ function boundaries(x: Ctx): string[] {
   );
   const unscheduled = FAULT_KINDS.filter((k) => !kinds.find((s) => s.kind === k && s.planned > 0));
   out.push(
-    `- **Unknown:** ${unscheduled.length ? `fault kinds this campaign did not schedule (${unscheduled.join(', ')}), and ` : ''}fault classes no campaign here schedules: disk corruption, corruption of the store's data, clock steps.`,
+    `- **Unknown:** ${unscheduled.length ? `fault kinds this campaign did not schedule (${unscheduled.join(', ')}), and ` : ''}fault classes no campaign here schedules: corruption of the engine's disk (bits flipped under its state) and of the store's own data (bit rot in the store's files).`,
   );
   out.push('');
   return out;
