@@ -17,6 +17,8 @@ export interface FaultContext {
   engine: Engine;
   credentials: StoreCredentials;
   checkpointIntervalMs: number;
+  /** The run's object key prefix (ends in '/'): where a store-tamper fault may act. */
+  prefix?: string;
   log(line: string): void;
 }
 

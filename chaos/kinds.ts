@@ -10,6 +10,7 @@ import { partition } from './partition.ts';
 import { processPause } from './process-pause.ts';
 import { protocolPoint } from './protocol-point.ts';
 import { storeOutage } from './store-outage.ts';
+import { storeTamper } from './store-tamper.ts';
 import { workerKill } from './worker-kill.ts';
 
 // Partial only while store-tamper's package is being written (chaos/store-tamper.ts): a
@@ -25,6 +26,7 @@ export const FAULT_PACKAGES: Partial<Record<FaultKind, FaultPackage>> = {
   'process-pause': processPause,
   'disk-full': diskFull,
   'clock-step': clockStep,
+  'store-tamper': storeTamper,
 };
 
 export function packageFor(kind: FaultKind): FaultPackage {

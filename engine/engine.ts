@@ -60,6 +60,12 @@ export interface EngineHealth {
   lastCompletedAt: string | null;
   /** Completed checkpoint records with times, newest last (at most the last 1000). */
   checkpoints?: { id: number; epoch: number; at: string }[];
+  /**
+   * Set when the engine stopped the job on an integrity error (an object at its key that it
+   * did not write, or a committed object gone): when, and the engine's own message, which
+   * names the key. Kept until the engine runs the job again.
+   */
+  integrityStop?: { at: string; message: string };
 }
 
 export interface FaultPointFiring {
@@ -77,8 +83,12 @@ export interface MutantInfo {
   name: string;
   /** The real failure mechanism it models. */
   mechanism: string;
-  /** Oracle counters at least one of which a campaign must raise to catch it. */
-  caughtBy: ('duplicates' | 'gaps' | 'foreign' | 'corrupted' | 'mutations' | 'pastProduced')[];
+  /**
+   * Oracle counters at least one of which a campaign must raise to catch it, or
+   * 'acceptedForeign': the verdict's store-tamper criterion (the engine recovered through a
+   * tampered key without an integrity stop, Verdict.tamper.acceptedForeign).
+   */
+  caughtBy: ('duplicates' | 'gaps' | 'foreign' | 'corrupted' | 'mutations' | 'pastProduced' | 'acceptedForeign')[];
   /**
    * Fault kinds without which no campaign can expose it (e.g. only a process pause makes a
    * zombie). `qualify-mutants` skips it, saying so, under a campaign that schedules none of them.

@@ -159,6 +159,16 @@ export interface Verdict {
   uncoveredFaultPoints: string[];
   startedAt: string;
   endedAt: string;
+  /**
+   * Store-tamper faults (campaigns/runner/tamper.ts): the engine's reaction per tamper, the
+   * mutations the harness's own tampering caused (reported apart; `oracle` and `recount`
+   * above exclude them), and how many tampers the engine accepted as its own objects.
+   */
+  tamper?: {
+    reactions: { faultId: string; variant: string; keys: string[]; reaction: string | null }[];
+    harnessMutations: { oracle: number; recount: number };
+    acceptedForeign: number;
+  };
 }
 
 export interface Provenance {

@@ -273,6 +273,21 @@ function survived(x: Ctx): string[] {
       out.push(`**${c.name}** (${c.kinds.join(' + ')}): scheduled ${plural(c.runs, 'time')}; every step landed and recovered in ${c.survived}.`, '');
     }
   }
+  out.push(...tamperSection(x));
+  return out;
+}
+
+/** The engine's reaction to each store-tamper fault, and the mutations the harness's own tampering caused (verdict.tamper). */
+function tamperSection(x: Ctx): string[] {
+  const t = x.ev.verdict?.tamper;
+  if (!t) return [];
+  const out = ['### Store tampering', ''];
+  out.push(
+    'A foreign writer (the harness) tampered with committed objects under the prefix. The correct reaction, when the engine meets one at a key it re-completes, is a loud integrity stop; accepting it as its own fails the run. Mutations the oracle saw on the tampered keys inside the tamper window are the harness\'s and are not counted against the engine.',
+    '',
+  );
+  out.push(table(['Fault', 'Variant', 'Key', 'Engine reaction'], t.reactions.map((r) => [r.faultId, r.variant, r.keys.map((k) => `\`${k}\``).join(', '), r.reaction === 'accepted' ? '**accepted (took it as its own)**' : (r.reaction ?? 'not healed')])), '');
+  out.push(`Harness-caused mutations reported apart: ${t.harnessMutations.oracle} seen by the oracle, ${t.harnessMutations.recount} by the recount.`, '');
   return out;
 }
 

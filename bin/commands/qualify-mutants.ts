@@ -51,7 +51,7 @@ of the harness, not of the mutant. About 6 minutes per run with quick.yaml.`,
       const row: KillRow = {
         mutant: m,
         verdict: verdict.verdict,
-        raised: raisedCounters(verdict.recount),
+        raised: [...raisedCounters(verdict.recount), ...(verdict.tamper?.acceptedForeign ? [`acceptedForeign=${verdict.tamper.acceptedForeign}`] : [])],
         firstFinding: m ? firstFinding(samples, m.caughtBy) : null,
         ok: m ? isCaught(m, verdict) : verdict.verdict === 'PASS',
         runId: path.basename(runDir),

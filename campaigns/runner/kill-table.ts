@@ -21,9 +21,13 @@ export interface KillRow {
   wallS: number;
 }
 
-/** A mutant is caught when the run FAILs and the separate recount raised one of the counters its mechanism must raise. */
-export function isCaught(mutant: MutantInfo, verdict: Pick<Verdict, 'verdict' | 'recount'>): boolean {
-  return verdict.verdict === 'FAIL' && mutant.caughtBy.some((c) => verdict.recount[c] > 0);
+/**
+ * A mutant is caught when the run FAILs and the separate recount raised one of the counters
+ * its mechanism must raise (or, for 'acceptedForeign', the verdict found a store-tamper the
+ * engine accepted as its own object).
+ */
+export function isCaught(mutant: MutantInfo, verdict: Pick<Verdict, 'verdict' | 'recount'> & Partial<Pick<Verdict, 'tamper'>>): boolean {
+  return verdict.verdict === 'FAIL' && mutant.caughtBy.some((c) => (c === 'acceptedForeign' ? (verdict.tamper?.acceptedForeign ?? 0) > 0 : verdict.recount[c] > 0));
 }
 
 /** The first sample (samples.jsonl text) in which one of the counters is above zero. */

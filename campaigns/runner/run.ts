@@ -42,6 +42,7 @@ import { countPendingUploads } from './pending-uploads.ts';
 import { Progress } from './progress.ts';
 import { RunDir, newRunId } from './run-dir.ts';
 import { decideVerdict } from './verdict.ts';
+import { readLedger } from './tamper.ts';
 
 export interface RunOptions {
   campaignFile: string;
@@ -171,7 +172,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     if (!h) throw new QualError('INTERNAL', `no host ${name}`);
     return remoteFor(h);
   };
-  const ctx: FaultContext = { rig, remote, engine, credentials, checkpointIntervalMs: campaign.workload.checkpointIntervalS * 1000, log };
+  const ctx: FaultContext = { rig, remote, engine, credentials, checkpointIntervalMs: campaign.workload.checkpointIntervalS * 1000, prefix, log };
   const controller = new ChaosController({ plan, ctx, record, recoveryDeadlineS: campaign.deadlines.recoveryS, signal: abort.signal });
 
   let producer: EventProducer | undefined;
@@ -399,6 +400,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     pendingUploads,
     ...(stuck ? { stuckOracle: stuck } : {}),
     ...(settleWarning ? { settleWarning } : {}),
+    ...(chaos.some((c) => c.kind === 'store-tamper') ? { ledger: readLedger(run.path('ledger.jsonl')) } : {}),
   });
   run.writeJson('verdict.json', verdict);
   try {

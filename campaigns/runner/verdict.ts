@@ -3,7 +3,8 @@
  * holds; otherwise every reason is listed. Exit codes: PASS 0, FAIL and GATE FAILED 1,
  * ABORTED 2.
  */
-import { COUNTER_NAMES, type ChaosRecord, type Counters, type GateResult, type Recount, type Verdict } from '../../lib/evidence.ts';
+import { COUNTER_NAMES, type ChaosRecord, type Counters, type GateResult, type LedgerEntry, type Recount, type Verdict } from '../../lib/evidence.ts';
+import { acceptedForeign, attributeTamper, tamperWindows } from './tamper.ts';
 
 export interface VerdictInput {
   runId: string;
@@ -25,6 +26,8 @@ export interface VerdictInput {
   stuckOracle?: string;
   /** Set when no idle checkpoint completed after the drain (a warning: idle barriers were not exercised). */
   settleWarning?: string;
+  /** The oracle's ledger (ledger.jsonl), to tell the harness's store-tamper mutations from the engine's. */
+  ledger?: readonly LedgerEntry[];
 }
 
 /** Fault ids that landed, and those of them that recovered. */
@@ -49,9 +52,21 @@ export function uncoveredPoints(chaos: ChaosRecord[], mandatory: readonly string
   return mandatory.filter((p) => !covered.has(p));
 }
 
-export function decideVerdict(v: VerdictInput): Verdict {
+export function decideVerdict(input: VerdictInput): Verdict {
   const reasons: string[] = [];
   const warnings: string[] = [];
+  // Store-tamper: mutations on the keys the harness tampered with, inside its window, are
+  // the harness's (reported apart); an engine that accepted a foreign object fails the run.
+  const windows = tamperWindows(input.chaos);
+  const harness = attributeTamper(windows, input.ledger ?? []);
+  const less = (c: Counters, n: number): Counters => ({ ...c, mutations: Math.max(0, c.mutations - n) });
+  const v: VerdictInput = windows.length
+    ? {
+        ...input,
+        oracle: less(input.oracle, harness.oracleMutations),
+        recount: input.recount ? { ...input.recount, counters: less(input.recount.counters, harness.recountMutations) } : null,
+      }
+    : input;
   const recountCounters = v.recount?.counters ?? null;
   let agrees = false;
   if (v.recount) {
@@ -80,6 +95,8 @@ export function decideVerdict(v: VerdictInput): Verdict {
     // A fault that did not land is not survived; it fails the run only through what it leaves uncovered (above).
     for (const id of notLanded) warnings.push(`fault ${id} did not land and is not counted as survived`);
     if (v.settleWarning) warnings.push(`settle: ${v.settleWarning}`);
+    for (const w of acceptedForeign(windows)) reasons.push(`engine accepted a foreign object: store-tamper ${w.faultId} (${w.variant}) on ${w.keys.join(', ')} was recovered through without an integrity stop`);
+    for (const f of harness.findings) warnings.push(`harness, not engine: ${f}`);
     verdict = reasons.length ? 'FAIL' : 'PASS';
   }
   return {
@@ -98,5 +115,14 @@ export function decideVerdict(v: VerdictInput): Verdict {
     uncoveredFaultPoints: uncovered,
     startedAt: v.startedAt,
     endedAt: v.endedAt,
+    ...(windows.length
+      ? {
+          tamper: {
+            reactions: windows.map((w) => ({ faultId: w.faultId, variant: w.variant, keys: w.keys, reaction: w.reaction })),
+            harnessMutations: { oracle: harness.oracleMutations, recount: harness.recountMutations },
+            acceptedForeign: acceptedForeign(windows).length,
+          },
+        }
+      : {}),
   };
 }
