@@ -128,8 +128,16 @@ export interface Engine {
   firedFaultPoints(): Promise<FaultPointFiring[]>;
   /** Each worker's open-time sink log line, read from the worker's own log. */
   sinkOpenLines(): Promise<{ host: string; line: string }[]>;
-  /** Every multipart upload the engine started, from its own journal (key, uploadId). */
-  startedUploads(): Promise<{ key: string; uploadId: string }[]>;
+  /**
+   * Every multipart upload the engine started, from its own journal (key, uploadId); the
+   * harness lists each key exactly to count those still pending. An engine with no such
+   * journal (Flink) implements pendingUploads() instead.
+   */
+  startedUploads?(): Promise<{ key: string; uploadId: string }[]>;
+  /** Multipart uploads still pending under the run's prefix, counted the engine's own way (`method` says how). */
+  pendingUploads?(store: { endpoint: string; region: string; bucket: string }, credentials: StoreCredentials): Promise<{ pending: number; method: string }>;
+  /** Mandatory protocol points this engine cannot reach, each with the reason; still counted as uncovered. */
+  readonly faultPointsNotApplicable?: Readonly<Record<string, string>>;
   /** Copies the engine's logs and journals into destDir/<host>/...; returns the files written. */
   collectLogs(destDir: string): Promise<string[]>;
 }

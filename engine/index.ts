@@ -5,9 +5,11 @@
 import { QualError } from '../lib/errors.ts';
 import type { Engine } from './engine.ts';
 import { clinkEngine } from './clink/plug.ts';
+import { flinkEngine } from './flink/plug.ts';
 
 const ENGINES: Record<string, () => Engine> = {
   clink: () => clinkEngine(),
+  flink: () => flinkEngine(),
 };
 
 export const ENGINE_NAMES: readonly string[] = Object.keys(ENGINES);

@@ -356,10 +356,16 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     }
     await collectRigLogs(rig, remote, run).catch((err) => log(`could not collect rig logs: ${(err as Error).message}`));
     try {
-      const started = await engine.startedUploads();
-      const r = await countPendingUploads(rig.store, credentials, started);
-      pendingUploads = r.pending;
-      run.writeJson('pending-uploads.json', { started: started.length, ...r });
+      if (engine.startedUploads) {
+        const started = await engine.startedUploads();
+        const r = await countPendingUploads(rig.store, credentials, started);
+        pendingUploads = r.pending;
+        run.writeJson('pending-uploads.json', { started: started.length, ...r });
+      } else if (engine.pendingUploads) {
+        const r = await engine.pendingUploads(rig.store, credentials);
+        pendingUploads = r.pending;
+        run.writeJson('pending-uploads.json', r);
+      }
     } catch (err) {
       log(`could not count pending uploads: ${(err as Error).message}`);
     }

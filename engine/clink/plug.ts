@@ -226,6 +226,7 @@ class ClinkEngine implements Engine {
       lastCompletedCheckpointId: s?.lastCompletedCheckpointId ?? lastDurable?.id ?? null,
       lastCompletedAt: s?.lastCompletedAt ?? lastDurable?.at ?? null,
       checkpoints,
+      ...(s?.integrityStop ? { integrityStop: s.integrityStop } : {}),
     };
   }
 
@@ -361,6 +362,6 @@ function parseJsonLines<T>(text: string): T[] {
 }
 
 /** The bundled Clink engine. */
-export function clinkEngine(opts: ClinkPlugOptions = {}): Engine & { activeWorkers(): Promise<string[]> } {
+export function clinkEngine(opts: ClinkPlugOptions = {}): Engine & { activeWorkers(): Promise<string[]>; startedUploads(): Promise<{ key: string; uploadId: string }[]> } {
   return new ClinkEngine(opts);
 }

@@ -85,12 +85,18 @@ export function flinkConfigYaml(s: FlinkClusterSpec): string {
     // The plug submits the job through the REST API (POST /jars/upload, /jars/:id/run).
     ['web.submit.enable', true],
     ['web.upload.dir', s.tmpDir],
-    // Failures: restart the job forever, two seconds apart; detect a lost process within 10 s.
+    // Failures: restart the job forever, two seconds apart. A killed process is noticed at
+    // once (its connections are refused: two failed heartbeat RPCs); the timeouts stay
+    // generous, because on a busy 2-core machine a 10 s heartbeat timeout fired between
+    // healthy JVMs and failed every deployment.
     ['restart-strategy.type', 'fixed-delay'],
     ['restart-strategy.fixed-delay.attempts', 2147483647],
     ['restart-strategy.fixed-delay.delay', '2 s'],
-    ['heartbeat.interval', 2000],
-    ['heartbeat.timeout', 10000],
+    ['heartbeat.interval', 5000],
+    ['heartbeat.timeout', 60000],
+    ['heartbeat.rpc-failure-threshold', 2],
+    ['pekko.ask.timeout', '30 s'],
+    ['taskmanager.slot.timeout', '60 s'],
     // The S3 filesystem (flink-s3-fs-hadoop) against the rig's MinIO.
     ['s3.endpoint', s.s3.endpoint],
     ['s3.path.style.access', true],

@@ -1,0 +1,404 @@
+/**
+ * Apache Flink as an Engine plug (engine/engine.ts): a Flink 2.2 session cluster on the
+ * rig over SSH, started from the jars `rig install` cached (rig/install-flink.ts), with
+ * ZooKeeper high availability, running the job in engine/flink/job/ (Kafka source from the
+ * earliest offset -> lines unchanged -> FileSink to s3://bucket/prefix, exactly-once
+ * checkpoints at the campaign's interval, a part rolled and committed on each checkpoint).
+ *
+ * Where things run (rig services, rig/process.ts):
+ *   coordinator host  flink-zookeeper   one ZooKeeper server (the leader election and the
+ *                                        pointers to job graphs and completed checkpoints)
+ *                     flink-jobmanager  StandaloneSessionClusterEntrypoint (the "coordinator"
+ *                                        process the chaos kinds kill)
+ *   each worker host  flink-taskmanager TaskManagerRunner (the "worker" process)
+ *
+ * On each host, <dataDir>/flink/ holds lib/, plugins/, conf/ (config.yaml is 0600: it holds
+ * the store's credentials), tmp/ and, on the coordinator, the job jar. The coordinator's
+ * durable state lives on its state filesystem, <dataDir>/state/flink/: checkpoints/ (the
+ * completed checkpoints' metadata), ha/ (ZooKeeper HA's storage: job graphs, checkpoint
+ * handles) and zk/ (ZooKeeper's data). A JobManager SIGKILL loses nothing there; the
+ * restarted JobManager is elected leader, reads the job graph and the latest completed
+ * checkpoint through ZooKeeper and resumes the job, and the TaskManagers (same PIDs)
+ * reconnect to it.
+ *
+ * Health comes from Flink's REST API on the coordinator (port 8081): /jobs/<id> for the
+ * job's and tasks' state, /jobs/<id>/checkpoints for completed checkpoints (accumulated here
+ * across JobManager restarts, which reset Flink's own counters), /jobs/<id>/metrics for
+ * numRestarts.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ListMultipartUploadsCommand, S3Client, type ListMultipartUploadsCommandOutput } from '@aws-sdk/client-s3';
+import type { Engine, EngineContext, EngineHealth, EngineJobSpec, EngineProcess, EngineRole, FaultPointFiring, MutantInfo } from '../engine.ts';
+import type { Remote } from '../../rig/remote.ts';
+import type { HostSpec, StoreCredentials } from '../../rig/types.ts';
+import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
+import { hostStateDir } from '../../rig/state-fs.ts';
+import { component, readManifest } from '../../rig/install.ts';
+import { FLINK_JOB_JAR, FLINK_PINS } from '../../rig/install-flink.ts';
+import { QualError } from '../../lib/errors.ts';
+import { FLINK_PORTS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkLayout, type FlinkService } from './config.ts';
+import { FLINK_NOT_APPLICABLE_POINTS } from './fault-points.ts';
+
+export const SINK_FAMILY = 'flink_filesink_s3';
+export const JOBMANAGER_SERVICE: FlinkService = 'flink-jobmanager';
+export const TASKMANAGER_SERVICE: FlinkService = 'flink-taskmanager';
+export const ZOOKEEPER_SERVICE: FlinkService = 'flink-zookeeper';
+
+/** The six mandatory protocol points, by the harness's names (engine/clink/fault-points.ts). */
+const MANDATORY = ['sink.before-prepare', 'sink.after-prepare', 'coordinator.before-complete-record', 'coordinator.after-complete-record', 'sink.before-commit', 'sink.after-commit'] as const;
+
+export interface FlinkPlugOptions {
+  /** Run without ZooKeeper HA (then a JobManager SIGKILL loses the job: see docs/flink.md). */
+  noHa?: boolean;
+  startTimeoutMs?: number;
+}
+
+export function flinkDir(host: Pick<HostSpec, 'dataDir'>): string {
+  return `${host.dataDir}/flink`;
+}
+
+export function flinkStateDir(host: Pick<HostSpec, 'dataDir'>): string {
+  return `${hostStateDir(host)}/flink`;
+}
+
+function serviceFor(role: EngineRole): FlinkService {
+  return role === 'coordinator' ? JOBMANAGER_SERVICE : TASKMANAGER_SERVICE;
+}
+
+interface RestCheckpoint {
+  id: number;
+  status: string;
+  latest_ack_timestamp?: number;
+  trigger_timestamp?: number;
+}
+
+class FlinkEngine implements Engine {
+  readonly name = 'flink';
+  readonly sinkFamily = SINK_FAMILY;
+  /** No named protocol point is injected into Flink (yet): see fault-points.ts. */
+  readonly faultPoints: readonly string[] = [];
+  /** The harness's mandatory points stay mandatory: uncovered, they are reported as such, never as covered. */
+  readonly mandatoryFaultPoints: readonly string[] = MANDATORY;
+  readonly faultPointsNotApplicable = FLINK_NOT_APPLICABLE_POINTS;
+  readonly mutants: readonly MutantInfo[] = [];
+  readonly version = FLINK_PINS.flink;
+  readonly opts: FlinkPlugOptions;
+  #ctx: EngineContext | null = null;
+  #job: EngineJobSpec | null = null;
+  #jobId: string | null = null;
+  /** Completed checkpoints seen through the REST API, by id (Flink's own history resets when the JobManager restarts). */
+  #completed = new Map<number, { id: number; epoch: number; at: string }>();
+  /** Epochs of the JobManagers before the current one (Flink's numRestarts starts again at 0 with each). */
+  #epochBase = 0;
+  #lastRestarts = 0;
+
+  constructor(opts: FlinkPlugOptions = {}) {
+    this.opts = opts;
+  }
+
+  get #c(): EngineContext {
+    if (!this.#ctx) throw new QualError('PRECONDITION', 'flink: deploy() was not called');
+    return this.#ctx;
+  }
+
+  #log(line: string): void {
+    this.#ctx?.log?.(line);
+  }
+
+  get coordinatorHost(): HostSpec {
+    const h = this.#c.rig.hosts.find((x) => x.roles.includes('coordinator'));
+    if (!h) throw new QualError('PRECONDITION', 'the rig has no coordinator host');
+    return h;
+  }
+
+  get workerHosts(): HostSpec[] {
+    const ws = this.#c.rig.hosts.filter((x) => x.roles.includes('worker'));
+    if (ws.length === 0) throw new QualError('PRECONDITION', 'the rig has no worker hosts');
+    return ws;
+  }
+
+  get restUrl(): string {
+    return `http://${this.coordinatorHost.address}:${FLINK_PORTS.rest}`;
+  }
+
+  get jobId(): string | null {
+    return this.#jobId;
+  }
+
+  #engineHosts(): { host: HostSpec; role: EngineRole }[] {
+    return [{ host: this.coordinatorHost, role: 'coordinator' as EngineRole }, ...this.workerHosts.map((host) => ({ host, role: 'worker' as EngineRole }))];
+  }
+
+  #remote(host: HostSpec | string): Remote {
+    return this.#c.remote(typeof host === 'string' ? host : host.name);
+  }
+
+  #roleOf(hostName: string): EngineRole {
+    if (this.coordinatorHost.name === hostName) return 'coordinator';
+    if (this.workerHosts.some((h) => h.name === hostName)) return 'worker';
+    throw new QualError('BAD_ARGUMENTS', `${hostName} is not an engine host`);
+  }
+
+  #layout(host: HostSpec): FlinkLayout {
+    const d = flinkDir(host);
+    return { java: 'java', lib: `${d}/lib`, conf: `${d}/conf` };
+  }
+
+  async deploy(ctx: EngineContext, job: EngineJobSpec): Promise<void> {
+    this.#ctx = ctx;
+    this.#job = job;
+    this.#jobId = null;
+    this.#completed.clear();
+    this.#epochBase = 0;
+    this.#lastRestarts = 0;
+    if (job.mutant && job.mutant !== 'none') throw new QualError('BAD_ARGUMENTS', `flink: no sink mutants exist for Flink (asked for '${job.mutant}')`);
+    if (job.controlledClock) throw new QualError('BAD_ARGUMENTS', 'flink: clock-step faults (a controlled clock) are not supported for Flink');
+    const manifest = readManifest();
+    const lib = component(manifest, 'flink');
+    const plugin = component(manifest, 'flink-s3-fs-hadoop');
+    const jobJar = component(manifest, 'flink-job');
+    this.#log(`flink: Flink ${lib.version}, job ${jobJar.version} (sha256 ${jobJar.sha256.slice(0, 12)})`);
+    const libFiles = readdirSync(lib.path).sort();
+    const coord = this.coordinatorHost;
+    const parallelism = job.partitions;
+    const slots = slotsFor(parallelism, this.workerHosts.length);
+    const haStorage = this.opts.noHa ? null : `file://${flinkStateDir(coord)}/ha`;
+    await Promise.all(
+      this.#engineHosts().map(async ({ host, role }) => {
+        const r = this.#remote(host);
+        const d = flinkDir(host);
+        const services: FlinkService[] = role === 'coordinator' ? [JOBMANAGER_SERVICE, ZOOKEEPER_SERVICE] : [TASKMANAGER_SERVICE];
+        for (const s of services) await stopService(r, s, 10_000);
+        // A fresh run: the previous run's durable state, scratch and logs go (the jars stay).
+        const logs = services.map((s) => `mkdir -p ${shQuote(serviceDir(r, s))} && : > ${shQuote(serviceDir(r, s))}/out.log`).join(' && ');
+        await r.exec(`rm -rf ${shQuote(flinkStateDir(host))} ${shQuote(d)}/tmp && mkdir -p ${shQuote(flinkStateDir(host))} ${shQuote(d)}/tmp ${shQuote(d)}/conf && ${logs}`);
+        // Drop jars of another version, then copy what differs (upload skips identical files).
+        await r.exec(`mkdir -p ${shQuote(d)}/lib && cd ${shQuote(d)}/lib && for f in *; do case " ${libFiles.join(' ')} " in *" $f "*) ;; *) rm -f -- "$f";; esac; done`, { check: false });
+        for (const f of libFiles) await r.upload(path.join(lib.path, f), `${d}/lib/${f}`, { mode: 0o644 });
+        await r.exec(`rm -rf ${shQuote(d)}/plugins && mkdir -p ${shQuote(d)}/plugins/s3-fs-hadoop`);
+        await r.upload(plugin.path, `${d}/plugins/s3-fs-hadoop/${path.basename(plugin.path)}`, { mode: 0o644, sha256: plugin.sha256 });
+        if (role === 'coordinator') await r.upload(jobJar.path, `${d}/${FLINK_JOB_JAR}`, { mode: 0o644, sha256: jobJar.sha256 });
+        const cfg = flinkConfigYaml({
+          coordinatorAddress: coord.address,
+          hostAddress: host.address,
+          role,
+          slotsPerTaskManager: slots,
+          parallelism,
+          checkpointDir: `file://${flinkStateDir(coord)}/checkpoints`,
+          haStorageDir: haStorage,
+          tmpDir: `${d}/tmp`,
+          s3: { endpoint: ctx.rig.store.endpoint, accessKey: ctx.credentials.accessKeyId, secretKey: ctx.credentials.secretAccessKey },
+        });
+        await r.writeFile(`${d}/conf/config.yaml`, cfg, { mode: 0o600 });
+        await r.exec(`chmod 600 ${shQuote(d)}/conf/config.yaml`);
+        await r.writeFile(`${d}/conf/log4j.properties`, log4jProperties(), { mode: 0o644 });
+        if (role === 'coordinator') await r.writeFile(`${d}/conf/zoo.cfg`, zooCfg(coord.address, `${flinkStateDir(host)}/zk`), { mode: 0o644 });
+        this.#log(`flink: deployed ${role} on ${host.name}`);
+      }),
+    );
+  }
+
+  async #startService(host: HostSpec, service: FlinkService): Promise<number> {
+    const r = this.#remote(host);
+    const existing = await servicePid(r, service);
+    if (existing !== null) return existing;
+    const l = this.#layout(host);
+    const command = service === ZOOKEEPER_SERVICE ? serviceCommand(service, l, { zooCfg: `${l.conf}/zoo.cfg` }) : serviceCommand(service, l);
+    if (service === JOBMANAGER_SERVICE && this.#jobId) {
+      // A JobManager restart is one more epoch; its numRestarts counts from 0 again.
+      this.#epochBase += this.#lastRestarts + 1;
+      this.#lastRestarts = 0;
+    }
+    return startService(r, { name: service, command, cwd: flinkDir(host), env: { FLINK_PLUGINS_DIR: `${flinkDir(host)}/plugins`, FLINK_CONF_DIR: l.conf } });
+  }
+
+  async #rest<T>(p: string, init?: RequestInit): Promise<T> {
+    const res = await fetch(`${this.restUrl}${p}`, { ...init, signal: AbortSignal.timeout(15_000) });
+    if (!res.ok) throw new Error(`GET ${p}: HTTP ${res.status}`);
+    return (await res.json()) as T;
+  }
+
+  async start(): Promise<void> {
+    const coord = this.coordinatorHost;
+    const timeout = this.opts.startTimeoutMs ?? 180_000;
+    if (!this.opts.noHa) {
+      await this.#startService(coord, ZOOKEEPER_SERVICE);
+      await waitFor('ZooKeeper on the coordinator', async () => (await this.#remote(coord).exec(`exec 3<>/dev/tcp/${coord.address}/${FLINK_PORTS.zookeeper}`, { check: false })).code === 0, 60_000, 500);
+    }
+    await this.#startService(coord, JOBMANAGER_SERVICE);
+    await Promise.all(this.workerHosts.map((h) => this.#startService(h, TASKMANAGER_SERVICE)));
+    const n = this.workerHosts.length;
+    await waitFor(`${n} Flink TaskManagers registered`, async () => (await this.#rest<{ taskmanagers: number }>('/overview')).taskmanagers >= n, timeout, 1000);
+    this.#log(`flink: JobManager and ${n} TaskManagers up`);
+    if (!this.#jobId) await this.#submit();
+    await waitFor('flink job running with every task deployed', async () => (await this.#jobState()).running, timeout, 1000);
+    this.#log(`flink: job ${this.#jobId} running`);
+  }
+
+  async #submit(): Promise<void> {
+    const job = this.#job!;
+    const coord = this.coordinatorHost;
+    const l = this.#layout(coord);
+    const args = [
+      '--bootstrap', this.#c.rig.kafka.bootstrap,
+      '--topic', job.topic,
+      '--output', `s3://${job.bucket}/${job.prefix}`,
+      '--checkpoint-interval-ms', String(job.checkpointIntervalMs),
+      '--parallelism', String(job.partitions),
+      '--family', SINK_FAMILY,
+    ];
+    const cmd = `cd ${shQuote(flinkDir(coord))} && FLINK_PLUGINS_DIR=${shQuote(`${flinkDir(coord)}/plugins`)} ${submitCommand(l, `${flinkDir(coord)}/${FLINK_JOB_JAR}`, args)} >> ${shQuote(serviceDir(this.#remote(coord), JOBMANAGER_SERVICE))}/submit.log 2>&1; tail -n 40 ${shQuote(serviceDir(this.#remote(coord), JOBMANAGER_SERVICE))}/submit.log`;
+    const r = await this.#remote(coord).exec(cmd, { timeoutMs: 180_000, check: false });
+    const m = /Job has been submitted with JobID ([0-9a-f]{32})/.exec(r.stdout);
+    if (!m) throw new QualError('REMOTE_COMMAND_FAILED', `flink: the job was not submitted:\n${r.stdout.slice(-2000)}`);
+    this.#jobId = m[1]!;
+    this.#log(`flink: submitted job ${this.#jobId}`);
+  }
+
+  async #jobState(): Promise<{ running: boolean; state: string }> {
+    if (!this.#jobId) return { running: false, state: 'NOT SUBMITTED' };
+    const j = await this.#rest<{ state: string; vertices: { status: string; parallelism: number; tasks: Record<string, number> }[] }>(`/jobs/${this.#jobId}`);
+    const allTasksRunning = j.vertices.length > 0 && j.vertices.every((v) => v.status === 'RUNNING' && (v.tasks.RUNNING ?? 0) === v.parallelism);
+    return { running: j.state === 'RUNNING' && allTasksRunning, state: j.state };
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#ctx) return;
+    // Cancel the job first (best effort) so ZooKeeper HA does not keep it for a later cluster.
+    if (this.#jobId) await fetch(`${this.restUrl}/jobs/${this.#jobId}?mode=cancel`, { method: 'PATCH', signal: AbortSignal.timeout(5000) }).catch(() => {});
+    await Promise.all(this.workerHosts.map((h) => stopService(this.#remote(h), TASKMANAGER_SERVICE, 15_000)));
+    await stopService(this.#remote(this.coordinatorHost), JOBMANAGER_SERVICE, 15_000);
+    await stopService(this.#remote(this.coordinatorHost), ZOOKEEPER_SERVICE, 10_000);
+  }
+
+  async processes(): Promise<EngineProcess[]> {
+    return Promise.all(
+      this.#engineHosts().map(async ({ host, role }) => ({ host: host.name, role, service: serviceFor(role), pid: await servicePid(this.#remote(host), serviceFor(role)) })),
+    );
+  }
+
+  async restart(hostName: string, role: EngineRole): Promise<EngineProcess> {
+    if (this.#roleOf(hostName) !== role) throw new QualError('BAD_ARGUMENTS', `${hostName} does not run the flink ${role}`);
+    const host = this.#c.rig.hosts.find((h) => h.name === hostName)!;
+    if (role === 'coordinator' && !this.opts.noHa) await this.#startService(host, ZOOKEEPER_SERVICE);
+    const pid = await this.#startService(host, serviceFor(role));
+    return { host: hostName, role, service: serviceFor(role), pid };
+  }
+
+  async health(): Promise<EngineHealth> {
+    let running = false;
+    if (this.#jobId) {
+      try {
+        running = (await this.#jobState()).running;
+        const m = await this.#rest<{ id: string; value: string }[]>(`/jobs/${this.#jobId}/metrics?get=numRestarts`);
+        const v = Number(m.find((x) => x.id === 'numRestarts')?.value);
+        if (Number.isFinite(v) && v >= this.#lastRestarts) this.#lastRestarts = v;
+        const c = await this.#rest<{ history?: RestCheckpoint[]; latest?: { completed?: RestCheckpoint | null } }>(`/jobs/${this.#jobId}/checkpoints`);
+        const seen = [...(c.history ?? []), ...(c.latest?.completed ? [c.latest.completed] : [])];
+        for (const cp of seen) {
+          if (cp.status !== 'COMPLETED' || this.#completed.has(cp.id)) continue;
+          const t = cp.latest_ack_timestamp ?? cp.trigger_timestamp ?? Date.now();
+          this.#completed.set(cp.id, { id: cp.id, epoch: this.#epoch(), at: new Date(t).toISOString() });
+        }
+      } catch {
+        running = false; // the JobManager is down or not leader yet: what was seen stays
+      }
+    }
+    const checkpoints = [...this.#completed.values()].sort((a, b) => a.id - b.id).slice(-1000);
+    const last = checkpoints.at(-1) ?? null;
+    return { running, epoch: this.#epoch(), completedCheckpoints: this.#completed.size, lastCompletedCheckpointId: last?.id ?? null, lastCompletedAt: last?.at ?? null, checkpoints };
+  }
+
+  /** Job restarts (Flink's numRestarts) plus one per JobManager restart, with the restarts each earlier JobManager had seen: monotonic. */
+  #epoch(): number {
+    return this.#epochBase + this.#lastRestarts;
+  }
+
+  async armFaultPoint(point: string): Promise<void> {
+    throw new QualError('BAD_ARGUMENTS', `flink: no named fault point is injected into Flink ('${point}': ${this.faultPointsNotApplicable[point] ?? 'unknown point'})`);
+  }
+
+  async disarmFaultPoints(): Promise<void> {}
+
+  async firedFaultPoints(): Promise<FaultPointFiring[]> {
+    return [];
+  }
+
+  async sinkOpenLines(): Promise<{ host: string; line: string }[]> {
+    const out: { host: string; line: string }[] = [];
+    for (const host of this.workerHosts) {
+      const r = this.#remote(host);
+      const g = await r.exec(`grep -h 'clink-qual flink sink open: family=' ${shQuote(serviceDir(r, TASKMANAGER_SERVICE))}/out.log 2>/dev/null | tail -n 1`, { check: false });
+      const line = g.stdout.trim();
+      if (line) out.push({ host: host.name, line });
+    }
+    return out;
+  }
+
+  /**
+   * Multipart uploads pending under the run's prefix. Flink keeps no journal of the uploads
+   * it starts (their keys are part-<uuid>-<subtask>-<n>.jsonl, decided inside the writer),
+   * so this lists the bucket's pending uploads with an empty prefix and keeps those under
+   * the run's prefix. MinIO answers that listing from an in-memory cache that a restart of
+   * the store empties; the campaigns pause the store (SIGSTOP) and never restart it.
+   */
+  async pendingUploads(store: { endpoint: string; region: string; bucket: string }, credentials: StoreCredentials): Promise<{ pending: number; method: string; keys: string[] }> {
+    const prefix = this.#job?.prefix ?? '';
+    const s3 = new S3Client({ endpoint: store.endpoint, region: store.region, forcePathStyle: true, credentials, maxAttempts: 3 });
+    const keys: string[] = [];
+    try {
+      let keyMarker: string | undefined;
+      let uploadIdMarker: string | undefined;
+      do {
+        const r: ListMultipartUploadsCommandOutput = await s3.send(new ListMultipartUploadsCommand({ Bucket: store.bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }));
+        for (const u of r.Uploads ?? []) if (u.Key?.startsWith(prefix)) keys.push(u.Key);
+        keyMarker = r.IsTruncated ? r.NextKeyMarker : undefined;
+        uploadIdMarker = r.IsTruncated ? r.NextUploadIdMarker : undefined;
+      } while (keyMarker);
+    } finally {
+      s3.destroy();
+    }
+    return { pending: keys.length, method: 'ListMultipartUploads on the bucket (empty prefix, MinIO in-memory cache), keys under the run prefix', keys };
+  }
+
+  async collectLogs(destDir: string): Promise<string[]> {
+    const written: string[] = [];
+    for (const { host, role } of this.#engineHosts()) {
+      const r = this.#remote(host);
+      const services: FlinkService[] = role === 'coordinator' ? [JOBMANAGER_SERVICE, ZOOKEEPER_SERVICE] : [TASKMANAGER_SERVICE];
+      const files: [string, string][] = services.map((s) => [`${serviceDir(r, s)}/out.log`, `${s}.out.log`]);
+      if (role === 'coordinator') files.push([`${serviceDir(r, JOBMANAGER_SERVICE)}/submit.log`, 'submit.log']);
+      const hostDir = path.join(destDir, host.name);
+      mkdirSync(hostDir, { recursive: true });
+      for (const [remotePath, name] of files) {
+        const exists = await r.exec(`[ -f ${shQuote(remotePath)} ] && echo yes`, { check: false });
+        if (exists.stdout.trim() !== 'yes') continue;
+        const local = path.join(hostDir, name);
+        try {
+          await r.download(remotePath, local);
+          written.push(local);
+        } catch (err) {
+          writeFileSync(`${local}.error`, String((err as Error).message));
+        }
+      }
+      // The config without its credentials.
+      const cfg = await r.exec(`grep -v -E '^s3\\.(access|secret)-key:' ${shQuote(flinkDir(host))}/conf/config.yaml 2>/dev/null`, { check: false });
+      if (cfg.stdout) {
+        const local = path.join(hostDir, 'config.redacted.yaml');
+        writeFileSync(local, cfg.stdout);
+        written.push(local);
+      }
+    }
+    const cps = path.join(destDir, this.coordinatorHost.name, 'checkpoints.json');
+    writeFileSync(cps, JSON.stringify({ jobId: this.#jobId, completed: [...this.#completed.values()].sort((a, b) => a.id - b.id) }, null, 2) + '\n');
+    written.push(cps);
+    return written;
+  }
+}
+
+/** Apache Flink behind the plug. */
+export function flinkEngine(opts: FlinkPlugOptions = {}): FlinkEngine {
+  return new FlinkEngine(opts);
+}
+export type { FlinkEngine };

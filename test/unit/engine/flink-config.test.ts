@@ -1,0 +1,102 @@
+/**
+ * The Flink plug's pure parts: the cluster config it writes, the entry-point commands, the
+ * slot count, the job's sources hash that decides a rebuild, and the honesty of its fault
+ * point declarations (no point claimed, every mandatory one explained).
+ */
+import t from 'tap';
+import { parse } from 'yaml';
+import { FLINK_PORTS, JAVA17_OPENS, flinkConfigYaml, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkClusterSpec } from '../../../engine/flink/config.ts';
+import { FLINK_NOT_APPLICABLE_POINTS } from '../../../engine/flink/fault-points.ts';
+import { flinkEngine } from '../../../engine/flink/plug.ts';
+import type { Engine } from '../../../engine/engine.ts';
+import { loadEngine } from '../../../engine/index.ts';
+import { flinkRuntimePom, jobSourceHash, jobSources } from '../../../rig/install-flink.ts';
+
+const spec: FlinkClusterSpec = {
+  coordinatorAddress: '10.231.0.20',
+  hostAddress: '10.231.0.11',
+  role: 'worker',
+  slotsPerTaskManager: 2,
+  parallelism: 4,
+  checkpointDir: 'file:///var/lib/x/coordinator/state/flink/checkpoints',
+  haStorageDir: 'file:///var/lib/x/coordinator/state/flink/ha',
+  tmpDir: '/var/lib/x/worker-1/flink/tmp',
+  s3: { endpoint: 'http://10.231.0.40:9000', accessKey: 'AK', secretKey: 'S"K:#x' },
+};
+
+t.test('config.yaml parses as YAML with the settings the plug relies on', async (t) => {
+  const c = parse(flinkConfigYaml(spec)) as Record<string, unknown>;
+  t.equal(c['jobmanager.rpc.address'], '10.231.0.20');
+  t.equal(c['taskmanager.host'], '10.231.0.11', 'a worker binds its own address');
+  t.equal(c['jobmanager.bind-host'], '10.231.0.20');
+  t.equal(c['taskmanager.numberOfTaskSlots'], 2);
+  t.equal(c['parallelism.default'], 4);
+  t.equal(c['execution.checkpointing.dir'], spec.checkpointDir);
+  t.equal(c['s3.path.style.access'], true);
+  t.equal(c['s3.endpoint'], 'http://10.231.0.40:9000');
+  t.equal(c['s3.secret-key'], 'S"K:#x', 'a secret with YAML-special characters survives quoting');
+  t.equal(c['high-availability.type'], 'zookeeper');
+  t.equal(c['high-availability.zookeeper.quorum'], `10.231.0.20:${FLINK_PORTS.zookeeper}`);
+  t.equal(c['high-availability.storageDir'], spec.haStorageDir);
+  t.equal(c['taskmanager.memory.jvm-overhead.min'], c['taskmanager.memory.jvm-overhead.max'], 'fixed JVM overhead (TaskManagerRunner started without scripts requires it)');
+  t.ok(c['taskmanager.cpu.cores'], 'cpu cores set');
+});
+
+t.test('without HA no ZooKeeper keys are written', async (t) => {
+  const c = parse(flinkConfigYaml({ ...spec, haStorageDir: null })) as Record<string, unknown>;
+  t.equal(c['high-availability.type'], undefined);
+  t.equal(c['high-availability.zookeeper.quorum'], undefined);
+});
+
+t.test('slots: the job still fits when one worker is lost', async (t) => {
+  t.equal(slotsFor(4, 3), 2);
+  t.equal(slotsFor(6, 3), 3);
+  t.equal(slotsFor(4, 1), 4);
+  for (const [p, w] of [[4, 3], [8, 3], [5, 4], [1, 2]]) t.ok(slotsFor(p!, w!) * (w! - 1) >= p!, `${p} subtasks on ${w! - 1} of ${w} workers`);
+});
+
+t.test('service and submit commands name the entry points and carry the Java 17 openings', async (t) => {
+  const l = { java: 'java', lib: '/d/flink/lib', conf: '/d/flink/conf' };
+  const jm = serviceCommand('flink-jobmanager', l);
+  t.match(jm, /org\.apache\.flink\.runtime\.entrypoint\.StandaloneSessionClusterEntrypoint --configDir '\/d\/flink\/conf'$/);
+  t.match(serviceCommand('flink-taskmanager', l), /org\.apache\.flink\.runtime\.taskexecutor\.TaskManagerRunner/);
+  t.match(serviceCommand('flink-zookeeper', l, { zooCfg: '/d/zoo.cfg' }), /FlinkZooKeeperQuorumPeer --zkConfigFile '\/d\/zoo.cfg' --peerId 1$/);
+  t.throws(() => serviceCommand('flink-zookeeper', l), 'ZooKeeper without a zoo.cfg is refused');
+  for (const o of JAVA17_OPENS) t.ok(jm.includes(o), `JobManager has ${o}`);
+  const sub = submitCommand(l, '/d/job.jar', ['--topic', "it's"]);
+  t.match(sub, /CliFrontend run -d -c qual\.clink\.flink\.ExactlyOnceJob '\/d\/job\.jar' '--topic' 'it'\\''s'$/, 'arguments are shell-quoted');
+});
+
+t.test('zoo.cfg: one server on the coordinator, no admin server', async (t) => {
+  const z = zooCfg('10.231.0.20', '/s/zk');
+  t.match(z, /clientPortAddress=10\.231\.0\.20/);
+  t.match(z, /dataDir=\/s\/zk/);
+  t.match(z, /admin\.enableServer=false/);
+});
+
+t.test('the runtime pom pins Flink and the Kafka connector', async (t) => {
+  const pom = flinkRuntimePom();
+  t.match(pom, /<artifactId>flink-runtime<\/artifactId><version>2\.2\.0<\/version>/);
+  t.match(pom, /<artifactId>flink-connector-kafka<\/artifactId><version>5\.0\.0-2\.2<\/version>/);
+  t.match(pom, /flink-rpc-akka-loader/);
+});
+
+t.test('the job sources hash covers the pom and the Java sources', async (t) => {
+  const files = jobSources();
+  t.ok(files.some((f) => f.endsWith('pom.xml')));
+  t.ok(files.some((f) => f.endsWith('ExactlyOnceJob.java')));
+  t.match(jobSourceHash(), /^[0-9a-f]{64}$/);
+  t.equal(jobSourceHash(), jobSourceHash(), 'stable');
+});
+
+t.test('the plug claims no protocol point and explains every mandatory one', async (t) => {
+  const e = flinkEngine();
+  t.same(e.faultPoints, [], 'no named point is injected');
+  t.equal(e.mandatoryFaultPoints.length, 6, 'the six mandatory points stay mandatory (reported uncovered)');
+  for (const p of e.mandatoryFaultPoints) t.match(FLINK_NOT_APPLICABLE_POINTS[p] ?? '', /not injected/, `${p} has a reason`);
+  await t.rejects(e.armFaultPoint('sink.before-commit'), /no named fault point/);
+  t.same(await e.firedFaultPoints(), []);
+  t.equal((e as Engine).startedUploads, undefined, 'no upload journal');
+  t.type(e.pendingUploads, 'function', 'pending uploads counted its own way');
+  t.equal(loadEngine('flink').name, 'flink', 'registered next to clink');
+});
