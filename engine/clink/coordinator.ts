@@ -43,6 +43,8 @@ export interface ClinkStatus {
   pid: number;
   updatedAt: string;
   checkpoints: { id: number; epoch: number; at: string }[];
+  /** Set when the job was stopped on a worker's integrity error (the process then exits). */
+  integrityStop?: { at: string; message: string };
 }
 
 export function checkpointLogPath(clinkDir: string): string {
@@ -74,6 +76,7 @@ export class Coordinator {
 
   readonly #fatal: (code: number) => void;
   #statusError: string | null = null;
+  #integrityStop: { at: string; message: string } | null = null;
 
   constructor(cfg: ClinkConfig, opts: { log?: (line: string) => void; fatal?: (code: number) => void } = {}) {
     this.cfg = cfg;
@@ -189,6 +192,10 @@ export class Coordinator {
         return;
       }
       case 'error':
+        if (msg.integrity) {
+          this.#stopOnIntegrity(w, msg);
+          return;
+        }
         this.#out(`clink coordinator: worker ${w.id} reports (epoch ${msg.epoch}${msg.subtask !== undefined ? `, subtask ${msg.subtask}` : ''}${msg.fatal ? ', fatal' : ''}): ${msg.message}`);
         if (msg.fatal && msg.epoch === this.#epoch && this.#deployedOnce) {
           // A subtask died: restore the whole job from the last completed checkpoint (after a pause).
@@ -202,7 +209,29 @@ export class Coordinator {
     }
   }
 
+  /**
+   * A worker's integrity error (a committed object lost, or one at our key that we did not
+   * write): never retried, never skipped. The job stops (every task cancelled, no barrier, no
+   * redeploy), status.json and the log say why, and the coordinator exits; it is started
+   * again once the store is repaired, and restores from the last completed checkpoint.
+   */
+  #stopOnIntegrity(w: WorkerConn, msg: Extract<WorkerMessage, { type: 'error' }>): void {
+    if (this.#integrityStop) return;
+    const message = `worker ${w.id} subtask ${msg.subtask ?? '?'} (epoch ${msg.epoch}): ${msg.message}`;
+    this.#integrityStop = { at: new Date().toISOString(), message };
+    this.#running = false;
+    this.#pending = null;
+    if (this.#rebalanceTimer) clearTimeout(this.#rebalanceTimer);
+    if (this.#timer) clearInterval(this.#timer);
+    for (const x of this.#workers.values()) this.#send(x, { type: 'cancel', epoch: this.#epoch });
+    this.#writeStatus();
+    this.#out(`clink coordinator: INTEGRITY STOP: ${message}; the job is stopped (never retried, never skipped); start me again once the store is repaired`);
+    // A moment for the cancel messages to leave before the process exits.
+    setTimeout(() => this.#fatal(4), 500);
+  }
+
   #membershipChanged(): void {
+    if (this.#integrityStop) return;
     this.#running = false;
     this.#pending = null;
     this.#writeStatus();
@@ -215,6 +244,7 @@ export class Coordinator {
   }
 
   #maybeRebalance(): void {
+    if (this.#integrityStop) return;
     if (!this.#deployedOnce) {
       // At (re)start, wait for the expected workers (or the startup grace period).
       const expected = this.cfg.expectedWorkers ?? [];
@@ -344,6 +374,7 @@ export class Coordinator {
       pid: process.pid,
       updatedAt: new Date().toISOString(),
       checkpoints: this.#state.recent,
+      ...(this.#integrityStop ? { integrityStop: this.#integrityStop } : {}),
     };
   }
 

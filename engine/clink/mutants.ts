@@ -79,12 +79,19 @@ export const CLINK_MUTANTS: readonly MutantInfo[] = [
     caughtBy: ['duplicates'],
     exposedBy: ['disk-full'],
   },
+  {
+    name: 'trust-existing-object',
+    mechanism:
+      'When a re-commit meets NoSuchUpload, the sink checks only that an object exists at the key, not its ETag, size or token, so it takes an object it did not write (a foreign writer\'s, or a corrupted one) as its own commit and goes on. Only a foreign object at the key of a re-completed upload exposes it.',
+    caughtBy: ['acceptedForeign'],
+    exposedBy: ['store-tamper'],
+  },
 ];
 
 export const MUTANT_NAMES: readonly string[] = CLINK_MUTANTS.map((m) => m.name);
 
 /** The mutants whose behaviour is implemented by the sink (the others are the runtime's). */
-export const SINK_MUTANTS: readonly string[] = ['commit-at-prepare', 'nosuchupload-rewrite', 'drop-restored-handles', 'abort-on-unknown', 'keys-reused', 'zero-byte-commit'];
+export const SINK_MUTANTS: readonly string[] = ['commit-at-prepare', 'nosuchupload-rewrite', 'drop-restored-handles', 'abort-on-unknown', 'keys-reused', 'zero-byte-commit', 'trust-existing-object'];
 
 export function mutantInfo(name: string): MutantInfo | undefined {
   return CLINK_MUTANTS.find((m) => m.name === name);

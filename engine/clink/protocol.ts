@@ -24,7 +24,16 @@ export type WorkerMessage =
   | { type: 'heartbeat'; workerId: string; epoch: number }
   | { type: 'ready'; epoch: number; subtask: number }
   | { type: 'snapshot'; checkpointId: number; epoch: number; subtask: number; offset: number | null; handles: UploadHandle[] }
-  | { type: 'error'; epoch: number; subtask?: number; message: string; /** The subtask died: the job must be restored. */ fatal?: boolean };
+  | {
+      type: 'error';
+      epoch: number;
+      subtask?: number;
+      message: string;
+      /** The subtask died: the job must be restored. */
+      fatal?: boolean;
+      /** A SinkIntegrityError (data lost or a foreign object at our key): the job must stop, never be retried. */
+      integrity?: boolean;
+    };
 
 export type CoordinatorMessage =
   | { type: 'ping'; epoch: number }

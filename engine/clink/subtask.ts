@@ -10,6 +10,8 @@
  *    the offsets always match the records the handles hold).
  *  - complete(C, handles): sink.commit(C, E, handles) with the handles from the durable
  *    record; they stop being pending once the commit succeeded.
+ * A SinkIntegrityError (from commit or recover) is never retried nor skipped: the subtask
+ * ends and reports it to the coordinator as an integrity error, which stops the job.
  * Before reading, a restored subtask calls sink.recover(restoredHandles, E), retried until
  * it succeeds (the store may be down).
  */
@@ -78,6 +80,12 @@ export class Subtask {
   start(): void {
     this.#loop = this.#run().catch((err: Error) => {
       if (this.#cancelled) return;
+      if (isIntegrityError(err)) {
+        // Never retried, never skipped: the coordinator stops the job and says why.
+        this.env.log(`clink worker: subtask ${this.subtask} epoch ${this.epoch} INTEGRITY ERROR, reported to the coordinator: ${err.message}`);
+        this.env.send({ type: 'error', epoch: this.epoch, subtask: this.subtask, message: String(err.message), fatal: true, integrity: true });
+        return;
+      }
       this.env.log(`clink worker: subtask ${this.subtask} epoch ${this.epoch} failed: ${err.stack ?? err.message}`);
       this.env.send({ type: 'error', epoch: this.epoch, subtask: this.subtask, message: String(err.message), fatal: true });
     });
@@ -127,6 +135,8 @@ export class Subtask {
         break;
       } catch (err) {
         if (this.#cancelled) return;
+        // An integrity error is not retried: it ends the subtask (start() reports it).
+        if (isIntegrityError(err)) throw err;
         this.env.log(`clink worker: subtask ${spec.subtask} recover attempt ${attempt} failed: ${(err as Error).message}`);
         this.env.send({ type: 'error', epoch, subtask: spec.subtask, message: `recover: ${(err as Error).message}` });
         await sleep(Math.min(5000, 250 * attempt));
@@ -197,6 +207,8 @@ export class Subtask {
       this.#pending = this.#pending.filter((h) => !done.has(`${h.key}\n${h.uploadId}`));
     } catch (err) {
       if (this.#cancelled) return;
+      // An integrity error is never retried nor skipped: it ends the subtask (start() reports it).
+      if (isIntegrityError(err)) throw err;
       // Still pending: the next snapshot carries them again, so a later completion commits them.
       this.env.log(`clink worker: subtask ${this.subtask} commit of checkpoint ${op.checkpointId} failed: ${(err as Error).message}`);
       this.env.send({ type: 'error', epoch, subtask: this.subtask, message: `commit ${op.checkpointId}: ${(err as Error).message}` });
@@ -213,6 +225,11 @@ export class Subtask {
     await sink.commit(id, this.epoch, all);
     this.#pending = [];
   }
+}
+
+/** A SinkIntegrityError (by name: the subtask does not depend on one sink family). */
+export function isIntegrityError(err: unknown): boolean {
+  return !!err && typeof err === 'object' && (err as { name?: unknown }).name === 'SinkIntegrityError';
 }
 
 function sleep(ms: number): Promise<void> {

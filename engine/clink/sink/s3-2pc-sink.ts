@@ -491,6 +491,11 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
   /** After NoSuchUpload: the object must be the committed one; anything else is a SinkIntegrityError. */
   async function verifyCommitted(h: UploadHandle): Promise<void> {
     const at = await inspect(h);
+    if (mutant === 'trust-existing-object' && at.state === 'foreign') {
+      // MUTANT trust-existing-object: any object at the key is taken as our commit (existence only).
+      ctx.log(`clink sink mutant trust-existing-object: taking the object at ${h.key} as committed (${at.problems.join('; ')})`);
+      return;
+    }
     if (at.state === 'missing') {
       throw loud(h, `upload ${h.uploadId} is gone (NoSuchUpload) and no object exists at ${h.key}: the checkpointed records are LOST`);
     }
@@ -629,11 +634,25 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
         handles = [];
       } else {
         // MUTANT zero-byte-commit: an empty buffer is staged too (one empty part), and committed as a zero-byte object.
-        const body = lines.length === 0 ? Buffer.alloc(0) : Buffer.from(lines.join('\n') + '\n');
-        if (body.length !== bufferedBytes) throw new Error(`s3_2pc_sink: buffer accounting: ${body.length} bytes built, ${bufferedBytes} counted`);
-        const h = await stage(checkpointId, epoch, body, lines.length);
+        // The buffer is taken before the first await: a line written while the upload runs
+        // belongs to the next checkpoint, never dropped nor staged twice.
+        const taken = lines;
+        const takenBytes = bufferedBytes;
         lines = [];
         bufferedBytes = 0;
+        const body = taken.length === 0 ? Buffer.alloc(0) : Buffer.from(taken.join('\n') + '\n');
+        if (body.length !== takenBytes) throw new Error(`s3_2pc_sink: buffer accounting: ${body.length} bytes built, ${takenBytes} counted`);
+        let h: UploadHandle;
+        try {
+          h = await stage(checkpointId, epoch, body, taken.length);
+        } catch (err) {
+          // Not staged: the taken lines go back in front of anything written meanwhile.
+          if (!closed) {
+            lines = taken.concat(lines);
+            bufferedBytes += takenBytes;
+          }
+          throw err;
+        }
         if (mutant === 'commit-at-prepare') {
           // MUTANT commit-at-prepare: visible before the checkpoint that covers the records is durable.
           await complete(h);

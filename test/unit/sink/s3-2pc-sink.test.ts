@@ -498,6 +498,7 @@ t.test('mutant registry covers every mutant', async (t) => {
       'offsets-off-by-one',
       'stall-flush',
       'torn-log-append',
+      'trust-existing-object',
       'zero-byte-commit',
     ],
   );
