@@ -2,7 +2,8 @@
  * The chaos controller: walks the seeded plan, lands each fault through its package,
  * holds it, heals it, and measures recovery (time from the heal to the next completed
  * checkpoint). Every phase goes to chaos.jsonl as it happens:
- *   planned → landed (evidence) | not-landed → healed (evidence) → recovered (recoveryS) | not-recovered
+ *   planned → landed (evidence) | not-landed → healed (evidence) | heal-failed → recovered (recoveryS) | not-recovered
+ * A heal that throws is recorded as heal-failed (never healed); the verdict is then at most UNKNOWN.
  * A fault that did not land is never counted as survived.
  *
  * Faults run in episodes: a lone fault, or all the faults of one composition (which
@@ -99,7 +100,7 @@ export class ChaosController {
         const ev = await a.landed.heal();
         this.rec(a.fault, 'healed', { evidence: { ...ev, onAbort: true } });
       } catch (err) {
-        this.rec(a.fault, 'healed', { detail: `heal failed: ${(err as Error).message}` });
+        this.rec(a.fault, 'heal-failed', { detail: `heal failed: ${(err as Error).message}`, evidence: { onAbort: true } });
       }
       this.active.delete(id);
     }
@@ -159,7 +160,7 @@ export class ChaosController {
           this.rec(f, 'healed', { evidence: ev });
           return { fault: f, landed: true, healed: true, recovered: false, healedAt: Date.now(), landedFault: landed };
         } catch (err) {
-          this.rec(f, 'healed', { detail: `heal failed: ${(err as Error).message}` });
+          this.rec(f, 'heal-failed', { detail: `heal failed: ${(err as Error).message}` });
           return { fault: f, landed: true, healed: false, recovered: false, reason: `heal failed: ${(err as Error).message}` };
         }
       }),

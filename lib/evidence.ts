@@ -68,7 +68,8 @@ export interface PlannedFault {
   composition?: string;
 }
 
-export type ChaosPhase = 'planned' | 'landed' | 'not-landed' | 'healed' | 'recovered' | 'not-recovered';
+/** heal-failed: the heal threw; the fault may still be in force, so nothing after it is certified. */
+export type ChaosPhase = 'planned' | 'landed' | 'not-landed' | 'healed' | 'heal-failed' | 'recovered' | 'not-recovered';
 
 export interface ChaosRecord {
   t: string; // ISO time
@@ -140,7 +141,8 @@ export interface GateResult {
   conditions: GateCondition[];
 }
 
-export type VerdictName = 'PASS' | 'FAIL' | 'GATE FAILED' | 'ABORTED';
+/** UNKNOWN (exit 2): nothing was shown wrong, but a fault could not be healed, so nothing is certified either. */
+export type VerdictName = 'PASS' | 'FAIL' | 'GATE FAILED' | 'ABORTED' | 'UNKNOWN';
 
 export interface Verdict {
   runId: string;

@@ -3,13 +3,14 @@
  *
  * A fault counts as survived only when it landed (with evidence) and a completed
  * checkpoint followed its heal within the recovery deadline (a `recovered` record). A
- * fault that did not land, or landed and did not recover, or whose story the log does not
+ * fault that did not land, or landed and did not recover, or whose heal failed (heal-failed:
+ * it may have stayed in force), or whose story the log does not
  * finish (an aborted run), is listed apart and never counted.
  */
 import { FAULT_KINDS, type ChaosRecord, type FaultKind, type PlannedFault } from '../lib/evidence.ts';
 import type { RunEvidence } from './evidence.ts';
 
-export type FaultStatus = 'survived' | 'not landed' | 'not recovered' | 'no recovery recorded' | 'not attempted';
+export type FaultStatus = 'survived' | 'not landed' | 'heal failed' | 'not recovered' | 'no recovery recorded' | 'not attempted';
 
 export interface FaultOutcome {
   id: string;
@@ -47,14 +48,16 @@ export function faultOutcomes(ev: RunEvidence): FaultOutcome[] {
     const healed = phase('healed');
     const recovered = phase('recovered');
     const notRecovered = phase('not-recovered');
+    const healFailed = phase('heal-failed');
     let status: FaultStatus;
     if (notLanded) status = 'not landed';
+    else if (healFailed) status = 'heal failed';
     else if (notRecovered) status = 'not recovered';
     else if (recovered && landed) status = 'survived';
     else if (landed) status = 'no recovery recorded';
     else status = 'not attempted';
     const last = recs[recs.length - 1];
-    const detail = (notLanded ?? notRecovered)?.detail;
+    const detail = (notLanded ?? healFailed ?? notRecovered)?.detail;
     return {
       id,
       kind: (planned?.kind ?? first!.kind) as FaultKind,
@@ -84,6 +87,7 @@ export interface KindSummary {
   survived: number;
   notLanded: number;
   notRecovered: number;
+  healFailed: number;
   unfinished: number;
   recoveryS: number[];
 }
@@ -99,6 +103,7 @@ export function summaryByKind(outcomes: FaultOutcome[]): KindSummary[] {
       survived: of.filter((o) => o.status === 'survived').length,
       notLanded: of.filter((o) => o.status === 'not landed').length,
       notRecovered: of.filter((o) => o.status === 'not recovered').length,
+      healFailed: of.filter((o) => o.status === 'heal failed').length,
       unfinished: of.filter((o) => o.status === 'no recovery recorded' || o.status === 'not attempted').length,
       recoveryS: of.filter((o) => o.status === 'survived' && o.recoveryS !== undefined).map((o) => o.recoveryS!),
     };

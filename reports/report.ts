@@ -231,7 +231,7 @@ function survived(x: Ctx): string[] {
   const bad = outcomes.filter((o) => o.status !== 'survived');
   if (bad.length) {
     out.push(`Not counted as survived (${bad.length}):`, '');
-    for (const o of bad) out.push(`- ${o.id} ${o.kind}${o.point ? ` at ${o.point}` : o.target ? ` on ${o.target}` : ''}${o.composition ? ` (${o.composition})` : ''}: ${o.status}${o.detail ? ` — ${o.detail}` : ''}`);
+    for (const o of bad) out.push(`- ${o.id} ${o.kind}${o.point ? ` at ${o.point}` : o.target ? ` on ${o.target}` : ''}${o.composition ? ` (${o.composition})` : ''}: ${o.status === 'heal failed' ? '**heal failed** (the fault may have stayed in force; the run cannot PASS)' : o.status}${o.detail ? ` — ${o.detail}` : ''}`);
     out.push('');
   } else {
     out.push(`Every one of the ${outcomes.length} planned faults landed and was recovered from.`, '');

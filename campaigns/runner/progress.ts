@@ -1,6 +1,6 @@
 /**
  * Progress for the operator: on a terminal, one live line rewritten in place (elapsed,
- * produced, committed, checkpoints, faults landed/healed, counters); otherwise, and for
+ * produced, committed, checkpoints, faults landed/healed/heal-failed, counters); otherwise, and for
  * events, plain timestamped log lines.
  */
 import { raisedCounters, type Counters } from '../../lib/evidence.ts';
@@ -12,6 +12,8 @@ export interface ProgressState {
   checkpoints: number;
   landed: number;
   healed: number;
+  /** Faults whose heal threw (heal-failed): shown loudly, the run cannot PASS. */
+  healFailed?: number;
   faultsPlanned: number;
   counters: Counters;
 }
@@ -43,7 +45,7 @@ export class Progress {
   /** The live status; on a non-terminal, printed at most every 30 s. */
   update(s: ProgressState): void {
     const bad = raisedCounters(s.counters).join(' ');
-    const line = `[${this.elapsed()}] ${s.phase} | produced ${s.produced} committed ${s.committed} | checkpoints ${s.checkpoints} | faults ${s.landed}/${s.faultsPlanned} landed ${s.healed} healed | ${bad || 'counters 0'}`;
+    const line = `[${this.elapsed()}] ${s.phase} | produced ${s.produced} committed ${s.committed} | checkpoints ${s.checkpoints} | faults ${s.landed}/${s.faultsPlanned} landed ${s.healed} healed${s.healFailed ? ` ${s.healFailed} HEAL FAILED` : ''} | ${bad || 'counters 0'}`;
     if (this.tty) {
       this.out.write(`\r\x1b[2K${line.slice(0, (this.out.columns || 160) - 1)}`);
       this.lineShown = true;

@@ -1,7 +1,7 @@
 /**
  * The verdict, as a pure function of what the run showed. PASS only when everything
  * holds; otherwise every reason is listed. Exit codes: PASS 0, FAIL and GATE FAILED 1,
- * ABORTED 2.
+ * ABORTED and UNKNOWN (a heal failed, nothing else wrong) 2.
  */
 import { COUNTER_NAMES, type ChaosRecord, type Counters, type GateResult, type LedgerEntry, type Recount, type Verdict } from '../../lib/evidence.ts';
 import { acceptedForeign, attributeTamper, tamperWindows } from './tamper.ts';
@@ -42,7 +42,7 @@ export function faultStates(chaos: ChaosRecord[]) {
     if (r.phase === 'not-landed') notLanded.add(r.faultId);
     if (r.phase === 'not-recovered') notRecovered.add(r.faultId);
   }
-  return { landed, recovered, notLanded, notRecovered };
+  return { landed, recovered, notLanded, notRecovered, healFailed };
 }
 
 /** Mandatory points with no fault that fired there and recovered. */
@@ -52,7 +52,9 @@ export function uncoveredPoints(chaos: ChaosRecord[], mandatory: readonly string
   return mandatory.filter((p) => !covered.has(p));
 }
 
+  const healFailed = new Set<string>();
 export function decideVerdict(input: VerdictInput): Verdict {
+    if (r.phase === 'heal-failed') healFailed.add(r.faultId);
   const reasons: string[] = [];
   const warnings: string[] = [];
   // Store-tamper: mutations on the keys the harness tampered with, inside its window, are
@@ -97,12 +99,22 @@ export function decideVerdict(input: VerdictInput): Verdict {
     if (v.settleWarning) warnings.push(`settle: ${v.settleWarning}`);
     for (const w of acceptedForeign(windows)) reasons.push(`engine accepted a foreign object: store-tamper ${w.faultId} (${w.variant}) on ${w.keys.join(', ')} was recovered through without an integrity stop`);
     for (const f of harness.findings) warnings.push(`harness, not engine: ${f}`);
-    verdict = reasons.length ? 'FAIL' : 'PASS';
+    // A fault whose heal failed may have stayed in force past its planned hold: what the run
+    // showed is not what was planned, so a run that shows nothing wrong is UNKNOWN, never PASS.
+    const { healFailed } = faultStates(v.chaos);
+    const unhealed = [...healFailed].map((id) => `fault ${id} could not be healed (heal-failed); the run is not certified`);
+    if (reasons.length) {
+      verdict = 'FAIL';
+      reasons.push(...unhealed);
+    } else if (unhealed.length) {
+      verdict = 'UNKNOWN';
+      reasons.push(...unhealed);
+    } else verdict = 'PASS';
   }
   return {
     runId: v.runId,
     verdict,
-    exitCode: verdict === 'PASS' ? 0 : verdict === 'ABORTED' ? 2 : 1,
+    exitCode: verdict === 'PASS' ? 0 : verdict === 'ABORTED' || verdict === 'UNKNOWN' ? 2 : 1,
     reasons,
     warnings,
     produced: v.produced,

@@ -132,3 +132,21 @@ t.test('an ordinary point keeps the order: the next step waits until it fired', 
   const p = phases(records);
   t.ok(p.indexOf('f1:landed') < p.indexOf('f2:landed'), p.join(' '));
 });
+
+t.test('a heal that throws is recorded as heal-failed, never as healed, and does not count as recovered', async (t) => {
+  const stuck: FaultPackage = {
+    kind: 'worker-kill', label: 'k',
+    inject: async () => ({ evidence: {}, heal: async () => { throw new Error('ssh: connection refused'); } }),
+  };
+  const { controller, records } = harness({ 'worker-kill': stuck });
+  await controller['runEpisode']([step('f1', 'worker-kill', { composition: undefined })]);
+  const p = phases(records);
+  t.ok(p.includes('f1:heal-failed'), p.join(' '));
+  t.notOk(p.includes('f1:healed'), p.join(' '));
+  t.notOk(p.includes('f1:recovered'), p.join(' '));
+  t.match(records.find((r) => r.phase === 'heal-failed')!.detail, /connection refused/);
+  // Still active: healActive() tries again and records the second failure the same way.
+  await controller.healActive();
+  t.equal(phases(records).filter((x) => x === 'f1:heal-failed').length, 2);
+  t.equal(phases(records).filter((x) => x === 'f1:healed').length, 0);
+});

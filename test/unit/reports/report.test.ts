@@ -197,3 +197,19 @@ t.test('junit.xml: one case per gate condition, fault, counter, and the recount'
   t.match(fail, /<testsuites name="clink-qual quick-20260821-113000" tests="31" failures="3"/);
   t.match(fail, /<testcase name="duplicates" classname="quick-20260821-113000.counters">\n\s+<failure message="duplicates = 3"\/>/);
 });
+
+t.test('a failed heal is reported as heal failed, never as survived, with an UNKNOWN verdict', async (t) => {
+  const dir = copyRun(t, 'run-pass');
+  const cf = path.join(dir, 'chaos.jsonl');
+  const chaos = jsonl<ChaosRecord>(cf).filter((c) => !(c.faultId === 'f003' && (c.phase === 'recovered' || c.phase === 'healed')));
+  chaos.push({ t: '2026-08-21T10:17:00.000Z', faultId: 'f003', kind: 'broker-restart', phase: 'heal-failed', detail: 'heal failed: ssh timed out' });
+  writeFileSync(cf, chaos.map((c) => JSON.stringify(c)).join('\n') + '\n');
+  const vf = path.join(dir, 'verdict.json');
+  const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
+  writeFileSync(vf, JSON.stringify({ ...v, verdict: 'UNKNOWN', exitCode: 2, reasons: ['fault f003 could not be healed (heal-failed); the run is not certified'] }, null, 2));
+  const md = renderReport(dir);
+  t.match(md, '- f003 broker-restart on broker-3: **heal failed** (the fault may have stayed in force; the run cannot PASS) — heal failed: ssh timed out');
+  t.match(md, /\| Kafka broker stopped and started again \| 1 \| 1 \| 0 \|/);
+  t.match(md, 'UNKNOWN');
+  t.notMatch(md, '**Verdict: PASS.**');
+});

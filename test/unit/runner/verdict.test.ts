@@ -76,3 +76,16 @@ t.test('no idle checkpoint after the drain is a warning, not a failure', async (
   t.ok(v.warnings.includes('settle: no idle checkpoint completed within 30 s after the drain'));
   t.same(decideVerdict(base()).warnings, []);
 });
+
+t.test('a failed heal makes an otherwise clean run UNKNOWN (exit 2), and does not hide a FAIL', async (t) => {
+  const chaos = [...base().chaos, rec('f2', 'landed'), rec('f2', 'heal-failed')];
+  const v = decideVerdict(base({ chaos }));
+  t.equal(v.verdict, 'UNKNOWN');
+  t.equal(v.exitCode, 2);
+  t.match(v.reasons.join('\n'), /fault f2 could not be healed/);
+  const c = { ...zeroCounters(), duplicates: 1 };
+  const f = decideVerdict(base({ chaos, oracle: c, recount: recount({ counters: c }) }));
+  t.equal(f.verdict, 'FAIL');
+  t.equal(f.exitCode, 1);
+  t.match(f.reasons.join('\n'), /fault f2 could not be healed/);
+});
