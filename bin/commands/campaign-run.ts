@@ -14,7 +14,7 @@ Exit: 0 PASS, 1 FAIL or GATE FAILED, 2 aborted/unknown, 254 bad input, 255 inter
   options: {
     inventory: { type: 'string', valueName: 'FILE', description: 'Deploy onto the hosts of this inventory instead of the local rig' },
     mutant: { type: 'string', valueName: 'NAME', description: "Run a deliberately broken sink variant (see 'qualify-mutants --help')" },
-    'run-id': { type: 'string', valueName: 'ID', description: 'The run id (default: <campaign>-<time>-<random>)' },
+    'run-id': { type: 'string', valueName: 'ID', description: 'The run id (default: <campaign>-<time>-<random>): A-Z a-z 0-9 . _ - only, and never one used before (exit 254)' },
   },
   examples: ['clink-qual campaign run campaigns/quick.yaml', 'clink-qual campaign run campaigns/quick.yaml --mutant commit-at-prepare'],
   async run({ values, positionals }) {

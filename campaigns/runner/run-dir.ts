@@ -2,14 +2,40 @@
  * A run's folder, written as the run goes, so a crash or an abort keeps the history.
  * JSON files are replaced atomically; JSONL files are appended line by line.
  */
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { QualError } from '../../lib/errors.ts';
+
+/** A run id is one path segment of safe characters (it also names the topic and the bucket prefix). */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Refuses (BAD_ARGUMENTS, exit 254) a run id that is not one safe path segment (`../x`
+ * would escape runs/) or that an earlier run already used: reusing it would append to the
+ * old evidence and reuse the old topic and prefix.
+ */
+export function checkRunId(id: string, runsRoot: string): void {
+  if (!RUN_ID_PATTERN.test(id) || id.includes('..')) {
+    throw new QualError('BAD_ARGUMENTS', `--run-id '${id}': a run id is 1 to 128 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit, without '..'`);
+  }
+  const dir = path.join(runsRoot, id);
+  if (existsSync(dir)) throw new QualError('BAD_ARGUMENTS', `--run-id '${id}': ${dir} already exists; a run id is used once (its evidence, topic and prefix belong to that run)`);
+}
 
 export class RunDir {
   readonly dir: string;
-  constructor(dir: string) {
+  /** fresh: the directory must not exist yet (a reused run id is refused, never appended to). */
+  constructor(dir: string, opts: { fresh?: boolean } = {}) {
     this.dir = dir;
-    mkdirSync(dir, { recursive: true });
+    if (opts.fresh) {
+      mkdirSync(path.dirname(dir), { recursive: true });
+      try {
+        mkdirSync(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new QualError('BAD_ARGUMENTS', `${dir} already exists; a run id is used once`);
+        throw err;
+      }
+    } else mkdirSync(dir, { recursive: true });
   }
   path(name: string): string {
     return path.join(this.dir, name);

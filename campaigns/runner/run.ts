@@ -40,7 +40,7 @@ import type { ResolvedCampaign } from '../types.ts';
 import { MANDATORY_FAULT_POINTS } from '../types.ts';
 import { countPendingUploads } from './pending-uploads.ts';
 import { Progress } from './progress.ts';
-import { RunDir, newRunId } from './run-dir.ts';
+import { RunDir, checkRunId, newRunId } from './run-dir.ts';
 import { decideVerdict } from './verdict.ts';
 import { readLedger } from './tamper.ts';
 
@@ -89,6 +89,8 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   const progress = opts.progress ?? new Progress();
   const log = (l: string) => progress.log(l);
   const { campaign, engine } = loadForRun(opts.campaignFile, opts.engine);
+  // A given run id is checked before anything is touched (exit 254 on a bad or reused one).
+  if (opts.runId !== undefined) checkRunId(opts.runId, runsDir());
   const mutant = opts.mutant ?? campaign.engine.mutant;
   if (mutant !== 'none' && !engine.mutants.some((m) => m.name === mutant)) {
     throw new QualError('BAD_ARGUMENTS', `unknown mutant '${mutant}' for engine ${engine.name} (known: ${engine.mutants.map((m) => m.name).join(', ')})`);
@@ -113,7 +115,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   const credentials = readStoreCredentials(rig);
 
   const runId = opts.runId ?? newRunId(campaign.name + (mutant !== 'none' ? `-${mutant}` : ''));
-  const run = new RunDir(path.join(runsDir(), runId));
+  const run = new RunDir(path.join(runsDir(), runId), { fresh: true });
   log(`run ${runId}: evidence in ${run.dir}`);
   const startedAt = new Date().toISOString();
   const topic = `cq-${runId}`.slice(0, 200);
@@ -210,6 +212,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
       // The soak's faults (the gate's fault g001 is not part of the plan).
       landed: chaos.filter((r) => r.phase === 'landed' && planIds.has(r.faultId)).length,
       healed: chaos.filter((r) => r.phase === 'healed' && planIds.has(r.faultId)).length,
+      healFailed: new Set(chaos.filter((r) => r.phase === 'heal-failed').map((r) => r.faultId)).size,
       faultsPlanned: plan.length,
       counters: s?.counters ?? zeroCounters(),
     });
