@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
-import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node } from 'yaml';
 import { QualError } from '../lib/errors.ts';
 import type { FaultKind } from '../lib/evidence.ts';
 import {
@@ -80,7 +80,8 @@ function roleOfName(name: string): Role | undefined {
 let validator: ReturnType<Ajv['compile']> | undefined;
 function validate(data: unknown): ErrorObject[] {
   if (!validator) {
-    const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: false });
+    // strictNumbers: YAML's .inf and .nan are numbers to JavaScript; a campaign value never is one.
+    const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: false, strictNumbers: true });
     validator = ajv.compile(JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')));
   }
   return validator(data) ? [] : [...(validator.errors ?? [])];
@@ -197,6 +198,10 @@ function schemaProblems(errors: ErrorObject[], data: unknown, doc: Document, lc:
         break;
       }
       case 'type':
+        if (typeof e.data === 'number' && !Number.isFinite(e.data)) {
+          message = 'must be a finite number';
+          break;
+        }
         message = `must be ${String(params.type)
           .split(',')
           .map((t) => TYPE_WORDS[t] ?? t)
@@ -276,12 +281,38 @@ function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file
 
   const { startAfterS, spacingS, jitterS } = data.schedule;
   const slots = countSlots(data.faults, data.compositions ?? []);
+  if (slots > MAX_FAULT_SLOTS) add(['faults'], `${slots} fault slots; at most ${MAX_FAULT_SLOTS} in one campaign (one per fault, one per composition run)`, true);
   const needed = startAfterS + slots * spacingS;
   if (needed > data.workload.soakS) {
     add(['schedule', 'spacingS'], `the schedule does not fit in the soak: startAfterS ${startAfterS} s + ${slots} fault slots × spacingS ${spacingS} s = ${needed} s > workload.soakS ${data.workload.soakS} s`);
   }
   if (jitterS !== undefined && jitterS >= spacingS) add(['schedule', 'jitterS'], `must be less than spacingS (${spacingS})`);
   return out;
+}
+
+/** At most this many fault slots in one campaign (each entry's count is at most 10000 in the schema too). */
+export const MAX_FAULT_SLOTS = 10_000;
+/** At most this many alias uses in a campaign's YAML (an alias bomb expands exponentially). */
+export const MAX_ALIAS_COUNT = 100;
+
+/** Where the first alias of a document is, as a problem (when the aliases expand too far). */
+function aliasProblem(doc: Document, lc: LineCounter, file: string, err: unknown): CampaignProblem {
+  let at: { line: number; field: string } | undefined;
+  visit(doc, {
+    Alias(_key, node, ancestors) {
+      const segs: Segment[] = [];
+      const chain = [...ancestors, node];
+      chain.forEach((a, i) => {
+        if (isPair(a) && isScalar(a.key)) segs.push(String(a.key.value));
+        else if (isSeq(a) && i + 1 < chain.length) segs.push(a.items.indexOf(chain[i + 1] as never));
+      });
+      const start = startOf(node);
+      at = { line: start === undefined ? 1 : lc.linePos(start).line, field: fieldName(segs) };
+      return visit.BREAK;
+    },
+  });
+  const why = (err as Error).message.split('\n')[0];
+  return { file, line: at?.line ?? 1, field: at?.field ?? '', message: `YAML aliases expand too far (at most ${MAX_ALIAS_COUNT} alias uses; an alias bomb?): ${why}` };
 }
 
 /** Slots a battery and its compositions take on the timeline: one per fault, one per composition run. */
@@ -389,7 +420,12 @@ export function parseCampaign(text: string, file: string, opts: LoadOptions = {}
       })),
     );
   }
-  const data = doc.toJS() as unknown;
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    fail([aliasProblem(doc, lc, shown, err)]);
+  }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     fail([{ file: shown, line: 1, field: '', message: 'a campaign is a mapping (name:, seed:, workload:, faults:, schedule: ...)' }]);
   }

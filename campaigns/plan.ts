@@ -149,7 +149,7 @@ export function renderPlanTable(c: ResolvedCampaign, plan: PlannedFault[]): stri
     f.composition ?? '',
   ]);
   const head = ['at', 'id', 'kind', 'target / point', 'held', 'composition'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), h.length)); // no spread: a long plan would overflow the stack
   const line = (r: string[]) => r.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
   const out: string[] = [];
   out.push(`campaign ${c.name} (${c.file}), seed ${JSON.stringify(c.seed)}`);
