@@ -104,14 +104,15 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
         }
       }
     }
-    const figures = tally.figures(o.produced);
+    // The bucket is settled and the produced counts final: a missing tail is a gap.
+    const figures = tally.figures(o.produced, { settled: true });
     const recount: Recount = {
       t: new Date().toISOString(),
       objects: tally.objects,
       lines: tally.lines,
       distinctEvents: tally.distinct,
       bytes: tally.bytes,
-      counters: tally.counters(o.produced),
+      counters: tally.counters(o.produced, { settled: true }),
       perPartition: figures.map((f) => ({ partition: f.partition, produced: f.produced, distinct: f.distinct, highestSeq: f.highestSeq })),
       durationS: Math.round((Date.now() - t0) / 10) / 100,
     };

@@ -19,7 +19,8 @@
  *   gaps         per partition p, the sequences missing from [0, h], h being the highest
  *                committed seq below produced[p]. A gauge, computed at sample time from the
  *                bitsets and the produced counts of that moment (it can fall when a late
- *                object fills a hole).
+ *                object fills a hole). Settled (the recount, produced final): every sequence
+ *                missing from [0, produced[p]), so a missing tail is a finding too.
  *   foreign      each foreign line.
  *   corrupted    each object that is zero bytes long or holds at least one unparsable line
  *                (counted once per object; its valid lines are still judged as events).
@@ -179,8 +180,12 @@ export class EventTally {
     return true;
   }
 
-  /** Per-partition figures against the produced counts (undefined: production unknown, nothing is past it). */
-  figures(produced?: readonly number[]): PartitionFigures[] {
+  /**
+   * Per-partition figures against the produced counts (undefined: production unknown, nothing is past it).
+   * settled: the bucket is final (the recount), so a missing tail, sequences from the highest
+   * committed one up to produced, counts as gaps too; live (the sampler) it is only lag.
+   */
+  figures(produced?: readonly number[], opts: { settled?: boolean } = {}): PartitionFigures[] {
     const out: PartitionFigures[] = [];
     for (let p = 0; p < this.gen.partitions; p++) {
       const bits = this.#bits[p]!;
@@ -199,13 +204,15 @@ export class EventTally {
       else h = highestBelow(bits, Math.min(n, bits.capacity));
       for (const s of over) if (s < n && s > h) h = s;
       const committedUpToH = bits.countRange(0, h + 1) + [...over].filter((s) => s <= h).length;
-      out.push({ partition: p, produced: Number.isFinite(n) ? n : -1, distinct, highestSeq, gaps: h + 1 - committedUpToH, pastProduced });
+      // Settled, with produced known: every sequence below produced that is not committed (holes and tail).
+      const gaps = opts.settled && Number.isFinite(n) ? n - within - overWithin : h + 1 - committedUpToH;
+      out.push({ partition: p, produced: Number.isFinite(n) ? n : -1, distinct, highestSeq, gaps, pastProduced });
     }
     return out;
   }
 
-  counters(produced?: readonly number[]): Counters {
-    const f = this.figures(produced);
+  counters(produced?: readonly number[], opts: { settled?: boolean } = {}): Counters {
+    const f = this.figures(produced, opts);
     return {
       duplicates: this.duplicates,
       gaps: f.reduce((a, x) => a + x.gaps, 0),

@@ -21,8 +21,9 @@ writes RUN_DIR/recount.json. Without RUN_DIR: give --endpoint, --bucket, --prefi
 Credentials: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; when unset in RUN_DIR mode, the
 live rig's store credentials. They are never printed.
 
-Counters: duplicates (an event id seen again), gaps (missing sequences below a partition's
-highest committed one), foreign (a line that is not a generated event of this seed and
+Counters: duplicates (an event id seen again), gaps (sequences of a partition below its
+produced count that are not committed: holes and a missing tail alike, so an empty bucket
+with --produced 1,1,1,1 has 4 gaps), foreign (a line that is not a generated event of this seed and
 range), corrupted (zero-byte or unparsable objects), mutations (judged objects changed or
 gone, against the ledger), pastProduced (events at or beyond what was produced).
 Exit 0 when every counter is zero, 1 otherwise, 254 for bad arguments or files.`,

@@ -30,3 +30,21 @@ t.test('gaps and pastProduced follow the produced counts given', async (t) => {
   t.equal(tally.counters([5, 0]).pastProduced, 2);
   t.equal(tally.counters().pastProduced, 0, 'produced unknown: nothing is past it');
 });
+
+t.test('settled (the recount): a missing tail up to produced is counted as gaps; live it is only lag', async (t) => {
+  const empty = new EventTally(g);
+  t.equal(empty.counters([1, 1]).gaps, 0, 'live: an empty bucket is lag, not a gap');
+  t.equal(empty.counters([1, 1], { settled: true }).gaps, 2, 'settled: an empty bucket with produced 1,1 has 2 gaps');
+  const tally = new EventTally(g);
+  tally.addObject('a', body([...ev(0, 0, 3), ...ev(0, 6, 8), ...ev(1, 0, 4)]));
+  t.equal(tally.counters([8, 4]).gaps, 3);
+  t.equal(tally.counters([10, 6], { settled: true }).gaps, 3 + 2 + 2, 'holes 3-5, tails 8-9 and 4-5');
+  t.same(tally.figures([10, 6], { settled: true }).map((f) => f.gaps), [5, 2]);
+  t.equal(tally.counters([8, 4], { settled: true }).gaps, 3, 'everything produced committed but the hole: no tail');
+  const clean = new EventTally(g);
+  clean.addObject('a', body([...ev(0, 0, 5), ...ev(1, 0, 2)]));
+  t.strictSame(clean.counters([5, 2], { settled: true }), { duplicates: 0, gaps: 0, foreign: 0, corrupted: 0, mutations: 0, pastProduced: 0 }, 'a clean settled run still reads 0');
+  t.equal(clean.counters([5, 2], { settled: true, }).pastProduced, 0);
+  t.equal(clean.counters([4, 2], { settled: true }).pastProduced, 1, 'past produced is not a gap');
+  t.equal(clean.counters([4, 2], { settled: true }).gaps, 0);
+});
