@@ -13,9 +13,7 @@ import { storeOutage } from './store-outage.ts';
 import { storeTamper } from './store-tamper.ts';
 import { workerKill } from './worker-kill.ts';
 
-// Partial only while store-tamper's package is being written (chaos/store-tamper.ts): a
-// kind without a package is refused when it would land, with its name.
-export const FAULT_PACKAGES: Partial<Record<FaultKind, FaultPackage>> = {
+export const FAULT_PACKAGES: Record<FaultKind, FaultPackage> = {
   'worker-kill': workerKill,
   'coordinator-kill': coordinatorKill,
   'protocol-point': protocolPoint,
@@ -30,7 +28,5 @@ export const FAULT_PACKAGES: Partial<Record<FaultKind, FaultPackage>> = {
 };
 
 export function packageFor(kind: FaultKind): FaultPackage {
-  const p = FAULT_PACKAGES[kind];
-  if (!p) throw new Error(`no fault package for kind ${kind}`);
-  return p;
+  return FAULT_PACKAGES[kind];
 }
