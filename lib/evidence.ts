@@ -10,6 +10,8 @@
  *   samples.jsonl       Sample, one a line
  *   ledger.jsonl        LedgerEntry, one a line (the oracle's ETag ledger)
  *   checkpoints.jsonl   { id, epoch, at } of every completed checkpoint seen
+ *   phases.jsonl        PhaseMark, one a line: when each phase (gate, soak, ...) started and ended
+ *   resources.jsonl     ResourceSample, one a line (campaigns/runner/resources.ts)
  *   recount.json        Recount (written by the separate recount process)
  *   verdict.json        Verdict
  *   logs/<host>/...     collected logs
@@ -102,6 +104,66 @@ export interface Sample {
   checkpoints?: number;
   /** Set when this sample could not complete within the oracle's deadline: a stuck oracle, which fails the run. */
   stuck?: boolean;
+}
+
+export const RUN_PHASES = ['gate', 'soak', 'drain', 'settle', 'recount'] as const;
+export type RunPhase = (typeof RUN_PHASES)[number];
+
+/** A phase's start or end (phases.jsonl). The plan's atS and the fault log count from the soak's start. */
+export interface PhaseMark {
+  t: string;
+  phase: RunPhase;
+  edge: 'start' | 'end';
+}
+
+/** One rig process in a ResourceSample, read from /proc on its host. */
+export interface ProcessResources {
+  host: string;
+  /** The host's role (worker, coordinator, broker, store). */
+  role: string;
+  /** The service name under <dataDir>/services (kafka, minio, clink-worker, ...). */
+  service: string;
+  pid: number;
+  rssBytes: number;
+  /** User + system CPU seconds since the process started. */
+  cpuS: number;
+  /** CPU use since the previous sample of the same process, in % of one core; absent on its first sample. */
+  cpuPct?: number;
+}
+
+/** The size of a data directory and the free space of the filesystem it is on. */
+export interface DiskUsage {
+  host: string;
+  what: 'store' | 'broker';
+  bytes: number;
+  /** The filesystem's mount point and its free space at the sample. */
+  fs: string;
+  fsFreeBytes: number;
+}
+
+/**
+ * One resource sample (resources.jsonl). `machine` groups hosts that share a kernel (its
+ * boot id): the local rig's namespaces are all one machine with the controller.
+ */
+export interface ResourceSample {
+  t: string;
+  /** Seconds the sample itself took. */
+  durationS: number;
+  /** Events produced and judged (oracle) when the sample was taken. */
+  produced: number;
+  judged: number;
+  processes: ProcessResources[];
+  controller: { rssBytes: number; heapUsedBytes: number; cpuS: number; cpuPct?: number; machine?: string };
+  disks: (DiskUsage & { machine?: string })[];
+  machines: { machine: string; hosts: string[]; memTotalBytes: number; memAvailableBytes: number }[];
+  /**
+   * The oracle's lag behind the bucket: objects the sample's own listing of the prefix found
+   * beyond those the oracle has judged (listed − judged, at least 0), and the age of the
+   * oracle's last completed sample.
+   */
+  oracleLag?: { listed: number; judged: number; unjudged: number; lastSampleAgeS?: number };
+  /** What could not be read in this sample (host: message); never fatal. */
+  errors: string[];
 }
 
 export interface LedgerEntry {

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
-import type { ChaosRecord, GateResult, LedgerEntry, PlannedFault, Provenance, Recount, Sample, Verdict } from '../lib/evidence.ts';
+import { RUN_PHASES, type ChaosRecord, type GateResult, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type ResourceSample, type RunPhase, type Sample, type Verdict } from '../lib/evidence.ts';
 
 export interface CheckpointSeen {
   id: number;
@@ -48,6 +48,8 @@ export const EVIDENCE_DESCRIPTIONS: Record<string, string> = {
   'produced.json': 'events the generator produced, per partition (what the recount judges against)',
   'input-audit.json': "the input topic read back in full: duplicates, holes or mismatched lines in the input itself",
   'pending-uploads.json': "multipart uploads the engine's journal started and the store still lists as pending",
+  'phases.jsonl': 'when each phase (gate, soak, drain, settle, recount) started and ended',
+  'resources.jsonl': "resource samples: RSS and CPU of every rig process and the controller, store and broker disk, the oracle's lag, each sample's duration",
 };
 
 export interface RunEvidence {
@@ -61,6 +63,9 @@ export interface RunEvidence {
   samples: Sample[];
   ledger: LedgerEntry[];
   checkpoints: CheckpointSeen[];
+  /** Phase marks and resource samples (optional: runs before they were recorded have none). */
+  phases: PhaseMark[];
+  resources: ResourceSample[];
   recount?: Recount;
   verdict?: Verdict;
   /** The input topic's audit (optional: older runs and aborted ones have none). */
@@ -131,6 +136,8 @@ export function readRunEvidence(runDir: string): RunEvidence {
     samples: [],
     ledger: [],
     checkpoints: [],
+    phases: [],
+    resources: [],
     missing: [],
     unreadable: [],
     files: [],
@@ -146,8 +153,45 @@ export function readRunEvidence(runDir: string): RunEvidence {
   ev.checkpoints = readJsonl<CheckpointSeen>(runDir, 'checkpoints.jsonl', ev);
   ev.recount = readJson<Recount>(runDir, 'recount.json', ev);
   ev.verdict = readJson<Verdict>(runDir, 'verdict.json', ev);
+  if (existsSync(path.join(runDir, 'phases.jsonl'))) ev.phases = readJsonl<PhaseMark>(runDir, 'phases.jsonl', ev);
+  if (existsSync(path.join(runDir, 'resources.jsonl'))) ev.resources = readJsonl<ResourceSample>(runDir, 'resources.jsonl', ev);
   if (existsSync(path.join(runDir, 'input-audit.json'))) ev.inputAudit = readJson(runDir, 'input-audit.json', ev);
   ev.missing.sort((a, b) => EVIDENCE_FILES.indexOf(a as never) - EVIDENCE_FILES.indexOf(b as never));
   ev.files = listFiles(runDir);
   return ev;
+}
+
+export interface PhaseSpan {
+  phase: RunPhase;
+  startMs: number;
+  /** Absent when the phase never ended (an aborted run). */
+  endMs?: number;
+}
+
+/** The phases as spans, in the order they started. */
+export function phaseSpans(ev: RunEvidence): PhaseSpan[] {
+  const out: PhaseSpan[] = [];
+  for (const m of [...ev.phases].sort((a, b) => Date.parse(a.t) - Date.parse(b.t))) {
+    if (!(RUN_PHASES as readonly string[]).includes(m.phase) || !Number.isFinite(Date.parse(m.t))) continue;
+    if (m.edge === 'start') out.push({ phase: m.phase, startMs: Date.parse(m.t) });
+    else {
+      const open = [...out].reverse().find((s) => s.phase === m.phase && s.endMs === undefined);
+      if (open) open.endMs = Date.parse(m.t);
+    }
+  }
+  return out;
+}
+
+/**
+ * The soak's start (ms), which the plan's atS and the fault log count from: the soak's
+ * phase mark, or, for runs without phases.jsonl, the earliest 'planned' chaos record of a
+ * plan fault (the chaos controller records the whole plan as planned when the soak starts).
+ * `how` says which.
+ */
+export function soakStart(ev: RunEvidence): { ms: number; how: 'phase mark' | 'plan' } | undefined {
+  const mark = phaseSpans(ev).find((s) => s.phase === 'soak');
+  if (mark) return { ms: mark.startMs, how: 'phase mark' };
+  const ids = new Set((ev.plan ?? []).map((f) => f.id));
+  const cands = ev.chaos.filter((c) => c.phase === 'planned' && ids.has(c.faultId)).map((c) => Date.parse(c.t)).filter(Number.isFinite);
+  return cands.length ? { ms: Math.min(...cands), how: 'plan' } : undefined;
 }

@@ -16,6 +16,8 @@ import { EVIDENCE_DESCRIPTIONS, readRunEvidence, type RunEvidence } from './evid
 import { compositionSummaries, faultOutcomes, isDecisive, pointCoverage, summaryByKind, type FaultOutcome } from './faults.ts';
 import { cell, fmtClock, fmtDuration, fmtEvidence, fmtInt, listWords, median, plural, secondsBetween, table } from './format.ts';
 import { renderJunit } from './junit.ts';
+import { resourcesSection } from './resources.ts';
+import { seedComparisonSection } from './seed-comparison.ts';
 import { renderTimelineSvg } from './timeline-svg.ts';
 
 const KIND_LABELS: Record<FaultKind, string> = {
@@ -502,6 +504,8 @@ export function renderReportFrom(ev: RunEvidence): string {
     ...workload(x),
     ...survived(x),
     ...outcome(x),
+    ...seedComparisonSection(ev, outcomes, x.produced, x.distinct),
+    ...resourcesSection(ev),
     ...boundaries(x),
     ...caveats(x),
     ...faultLog(x),

@@ -42,6 +42,8 @@ import { countPendingUploads } from './pending-uploads.ts';
 import { Progress } from './progress.ts';
 import { RunDir, checkRunId, newRunId } from './run-dir.ts';
 import { decideVerdict } from './verdict.ts';
+import { ResourceSampler, readResources } from './resources.ts';
+import { RUN_PHASES, type RunPhase } from '../../lib/evidence.ts';
 import { readLedger } from './tamper.ts';
 
 export interface RunOptions {
@@ -218,6 +220,15 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     });
   };
   let phaseName = 'deploy';
+  // Phase marks (phases.jsonl): the end of the phase left and the start of the one entered.
+  const enterPhase = (name: string, at = Date.now()) => {
+    const t = new Date(at).toISOString();
+    if ((RUN_PHASES as readonly string[]).includes(phaseName)) run.append('phases.jsonl', { t, phase: phaseName as RunPhase, edge: 'end' });
+    if ((RUN_PHASES as readonly string[]).includes(name)) run.append('phases.jsonl', { t, phase: name as RunPhase, edge: 'start' });
+    phaseName = name;
+  };
+  let resources: ResourceSampler | undefined;
+  let soakStartMs: number | undefined;
 
   try {
     // Deploy: the input topic, the engine, the generator, the oracle.
@@ -268,10 +279,22 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
       deadlineMs: campaign.deadlines.sampleStuckS * 1000,
     });
     sampler.start();
+    resources = new ResourceSampler({
+      rig,
+      remote,
+      path: run.path('resources.jsonl'),
+      intervalMs: campaign.oracle.sampleIntervalS * 1000,
+      produced: () => producer?.total ?? 0,
+      judged: () => judge?.tally.distinct ?? 0,
+      listObjects: async () => (await judge!.store.list(prefix)).length,
+      oracleObjects: () => judge?.objects ?? 0,
+      oracleLastSampleAt: () => sampler?.last?.t,
+    });
+    resources.start();
     healthTimer = setInterval(() => void pollHealth(), 2000);
 
     // Gate.
-    phaseName = 'gate';
+    enterPhase('gate');
     gate = await runGate(campaign, engine, controller, () => producer!.total, () => sampler!.last?.objects ?? 0, () => health, abort.signal, log);
     run.writeJson('gate.json', gate);
     if (abort.signal.aborted) throw new QualError('ABORTED', abortReason ?? 'aborted');
@@ -280,8 +303,9 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     } else {
       log('gate passed: soak begins');
       // Soak.
-      phaseName = 'soak';
       const soakStart = Date.now();
+      soakStartMs = soakStart;
+      enterPhase('soak', soakStart);
       await controller.run(soakStart);
       await sleep(soakStart + campaign.workload.soakS * 1000 - Date.now(), abort.signal);
       if (sampler.stuck) stuck = sampler.stuckError?.message;
@@ -289,7 +313,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     if (abort.signal.aborted) throw new QualError('ABORTED', abortReason ?? 'aborted');
 
     // Drain: stop the input, heal everything, wait until all produced is committed.
-    phaseName = 'drain';
+    enterPhase('drain');
     await producer.stop();
     run.writeJson('produced.json', { perPartition: producer.produced() });
     log(`drain: input stopped at ${producer.total} events; healing everything`);
@@ -319,7 +343,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
       // one's barrier comes after everything was committed: an idle barrier must commit
       // nothing), then stop it, so the judge's last sample and the recount read one
       // settled bucket.
-      phaseName = 'settle';
+      enterPhase('settle');
       const idle = await waitCheckpoints(engine, 2, Math.max(30_000, campaign.workload.checkpointIntervalS * 4000), abort.signal);
       if (idle === null) settleWarning = `no idle checkpoint completed within ${Math.max(30, campaign.workload.checkpointIntervalS * 4)} s after the drain; idle barriers were not exercised`;
       log(idle === null ? `settle: ${settleWarning}` : `settle: checkpoint ${idle} completed with no input left`);
@@ -339,7 +363,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     }
     log(`run interrupted: ${(err as Error).message}`);
   } finally {
-    phaseName = 'wrap-up';
+    enterPhase('wrap-up');
     if (healthTimer) clearInterval(healthTimer);
     await controller.healActive().catch(() => {});
     await healAll(rig, remote).catch(() => {});
@@ -349,6 +373,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
       if (!existsSync(run.path('produced.json'))) run.writeJson('produced.json', { perPartition: producer.produced() });
     }
     await sampler?.stop().catch(() => {});
+    await resources?.stop().catch(() => {});
     if (health) await pollHealth();
     // Evidence first: logs from every host, pending uploads, the input audit.
     try {
@@ -385,11 +410,12 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
       log(`input audit failed: ${(err as Error).message}`);
     }
     // The separate recount: its own process, from scratch.
-    phaseName = 'recount';
+    enterPhase('recount');
     log('recount: a separate process re-reads the settled bucket');
     const r = await runRecount(run.dir, Math.max(120, campaign.deadlines.recountS * 4) * 1000);
     if (r.ok) recount = JSON.parse(readFileSync(run.path('recount.json'), 'utf8')) as Recount;
     else recountError = r.error;
+    enterPhase('report');
   }
 
   const verdict = decideVerdict({
@@ -410,6 +436,8 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     ...(stuck ? { stuckOracle: stuck } : {}),
     ...(settleWarning ? { settleWarning } : {}),
     ...(chaos.some((c) => c.kind === 'store-tamper') ? { ledger: readLedger(run.path('ledger.jsonl')) } : {}),
+    resources: readResources(run.path('resources.jsonl')),
+    ...(soakStartMs !== undefined ? { soakStartMs } : {}),
   });
   run.writeJson('verdict.json', verdict);
   try {

@@ -3,7 +3,8 @@
  * holds; otherwise every reason is listed. Exit codes: PASS 0, FAIL and GATE FAILED 1,
  * ABORTED and UNKNOWN (a heal failed, nothing else wrong) 2.
  */
-import { COUNTER_NAMES, type ChaosRecord, type Counters, type GateResult, type LedgerEntry, type Recount, type Verdict } from '../../lib/evidence.ts';
+import { COUNTER_NAMES, type ChaosRecord, type Counters, type GateResult, type LedgerEntry, type Recount, type ResourceSample, type Verdict } from '../../lib/evidence.ts';
+import { exhaustionChecks } from '../../lib/resource-trend.ts';
 import { acceptedForeign, attributeTamper, tamperWindows } from './tamper.ts';
 
 export interface VerdictInput {
@@ -28,6 +29,21 @@ export interface VerdictInput {
   settleWarning?: string;
   /** The oracle's ledger (ledger.jsonl), to tell the harness's store-tamper mutations from the engine's. */
   ledger?: readonly LedgerEntry[];
+  /** resources.jsonl, for the exhaustion warnings (lib/resource-trend.ts), and the soak's start (ms) the trends are fitted from. */
+  resources?: readonly ResourceSample[];
+  soakStartMs?: number;
+}
+
+const mib = (b: number) => `${Math.round(b / 1048576).toLocaleString('en-US')} MiB`;
+
+/** A warning for each resource trend that would exhaust its machine within twice the campaign's length (never a FAIL). */
+export function resourceWarnings(samples: readonly ResourceSample[], soakStartMs?: number): string[] {
+  return exhaustionChecks(samples, soakStartMs)
+    .filter((e) => e.exhausts)
+    .map(
+      (e) =>
+        `resources: the ${e.what} grows ${mib(e.slopePerS * 3600)}/h and would reach its limit (${e.kind === 'memory' ? `MemTotal ${mib(e.limit)}` : `${mib(e.limit - e.last)} free`}) in about ${Math.round((e.secondsToLimit ?? 0) / 60)} min, within twice the campaign's length (${Math.round(e.horizonS / 60)} min)`,
+    );
 }
 
 /** Fault ids that landed, and those of them that recovered. */
@@ -111,6 +127,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
       reasons.push(...unhealed);
     } else verdict = 'PASS';
   }
+  if (v.resources?.length) warnings.push(...resourceWarnings(v.resources, v.soakStartMs));
   return {
     runId: v.runId,
     verdict,

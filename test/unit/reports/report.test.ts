@@ -1,5 +1,5 @@
 import t from 'tap';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,7 @@ import { readRunEvidence } from '../../../reports/evidence.ts';
 import { renderJunit } from '../../../reports/junit.ts';
 import { renderReport, writeReports } from '../../../reports/report.ts';
 import { renderTimelineSvg } from '../../../reports/timeline-svg.ts';
-import type { ChaosRecord, Verdict } from '../../../lib/evidence.ts';
+import type { ChaosRecord, PlannedFault, Sample, Verdict } from '../../../lib/evidence.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures');
 const fx = (name: string) => path.join(fixtures, name);
@@ -17,6 +17,11 @@ const jsonl = <T>(file: string): T[] =>
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as T);
+
+/** The fixture's plan, and the first lone fault of a kind (the fixtures follow campaigns/quick.yaml, whose plan may change). */
+const planOf = (name: string) => JSON.parse(read(fx(name), 'plan.json')) as PlannedFault[];
+const firstOf = (name: string, kind: string) => planOf(name).find((f) => f.kind === kind && !f.composition)!;
+const n = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /** A copy of a fixture run in a fresh temporary directory (same directory name). */
 function copyRun(t: { teardown(fn: () => void): void }, name: string): string {
@@ -67,7 +72,6 @@ t.test('a PASS run: every section, verdict up front, figures from the evidence',
     at = i;
   }
   t.match(md, '![Committed and produced events over time, fault windows by kind, and completed checkpoints](timeline.svg)');
-  const n = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   t.match(md, `- ${n(v.produced)} input events produced`);
   t.match(md, `| Distinct events committed | ${n(v.committedDistinct)} |`);
   t.match(md, `${v.pendingUploads} multipart uploads were left pending`);
@@ -78,8 +82,11 @@ t.test('a PASS run: every section, verdict up front, figures from the evidence',
   t.match(md, /Every mandatory point was covered/);
   t.match(md, /\*\*store-down-during-worker-recovery\*\* is the decisive one: .* Scheduled 1 time; every step landed and recovered in 1; the worker kill landed while the store was still down in 1\./);
   t.match(md, /- \*\*Demonstrated:\*\* exactly-once .* at revision `625cc82d69af`, against minio RELEASE\.2025-09-07T16-13-09Z\./);
-  t.match(md, /The oracle met 2 transient store errors in 2 samples \(of 72\)/);
-  t.match(md, /\| `samples\.jsonl` \| 16,379 \|/);
+  const samples = jsonl<Sample>(path.join(fx('run-pass'), 'samples.jsonl'));
+  const errs = samples.reduce((k, s) => k + s.errors, 0);
+  t.ok(errs > 1, 'the fixture has transient errors');
+  t.match(md, `The oracle met ${errs} transient store errors in ${samples.filter((s) => s.errors > 0).length} samples (of ${samples.length})`);
+  t.match(md, `| \`samples.jsonl\` | ${n(statSync(path.join(fx('run-pass'), 'samples.jsonl')).size)} |`);
   t.notMatch(md, fixtures, 'no absolute path in the report');
 });
 
@@ -108,12 +115,13 @@ t.test('the numbers follow the evidence: change them in a copy and the report ch
   t.notMatch(after, '102,600 input events produced');
   // A fault that did not recover is no longer counted as survived.
   const cf = path.join(dir, 'chaos.jsonl');
-  const chaos = jsonl<ChaosRecord>(cf).filter((c) => !(c.faultId === 'f003' && c.phase === 'recovered'));
-  chaos.push({ t: '2026-08-21T10:17:00.000Z', faultId: 'f003', kind: 'broker-restart', phase: 'not-recovered', detail: 'no checkpoint within 60 s' });
+  const br = firstOf('run-pass', 'broker-restart');
+  const chaos = jsonl<ChaosRecord>(cf).filter((c) => !(c.faultId === br.id && c.phase === 'recovered'));
+  chaos.push({ t: '2026-08-21T10:17:00.000Z', faultId: br.id, kind: 'broker-restart', phase: 'not-recovered', detail: 'no checkpoint within 60 s' });
   writeFileSync(cf, chaos.map((c) => JSON.stringify(c)).join('\n') + '\n');
   const third = renderReport(dir);
   t.match(third, /\| Kafka broker stopped and started again \| 1 \| 1 \| 0 \|/);
-  t.match(third, '- f003 broker-restart on broker-3: not recovered — no checkpoint within 60 s');
+  t.match(third, `- ${br.id} broker-restart on ${br.target}: not recovered — no checkpoint within 60 s`);
 });
 
 t.test('re-reporting stored evidence gives the same bytes', async (t) => {
@@ -141,8 +149,10 @@ t.test('a FAIL run says so up front, with the reasons, and does not count what d
   for (const r of v.reasons) t.match(head, `- ${r}`);
   for (const w of v.warnings) t.match(head, `- ${w}`);
   t.match(md, /Not counted as survived \(2\):/);
-  t.match(md, /- f009 protocol-point at sink\.after-commit: not landed/);
-  t.match(md, /- f005 partition on worker-3: not recovered/);
+  const ac = planOf('run-fail').find((f) => f.point === 'sink.after-commit')!;
+  const pa = firstOf('run-fail', 'partition');
+  t.match(md, `- ${ac.id} protocol-point at sink.after-commit: not landed`);
+  t.match(md, `- ${pa.id} partition on ${pa.target}: not recovered`);
   t.match(md, /\| `sink\.after-commit` \| yes \| 0 of 1 \| \*\*no\*\* \|/);
   t.match(md, 'Mandatory points not covered: `sink.after-commit`.');
   t.match(md, /\| Duplicates \(an event id committed twice\) \| 3 \| 3 \| yes \|/);
@@ -192,23 +202,25 @@ t.test('junit.xml: one case per gate condition, fault, counter, and the recount'
     const faults = JSON.parse(read(fx(name), 'plan.json')).length;
     t.equal((xml.match(/<testcase /g) ?? []).length, gate + faults + 6 + 1, `${name}: case count`);
   }
-  t.match(read(fx('run-pass'), 'junit.xml'), /<testsuites name="clink-qual quick-20260821-101500" tests="31" failures="0"/);
+  const cases = JSON.parse(read(fx('run-pass'), 'gate.json')).conditions.length + planOf('run-pass').length + 6 + 1;
+  t.match(read(fx('run-pass'), 'junit.xml'), `<testsuites name="clink-qual quick-20260821-101500" tests="${cases}" failures="0"`);
   const fail = read(fx('run-fail'), 'junit.xml');
-  t.match(fail, /<testsuites name="clink-qual quick-20260821-113000" tests="31" failures="3"/);
+  t.match(fail, `<testsuites name="clink-qual quick-20260821-113000" tests="${cases}" failures="3"`);
   t.match(fail, /<testcase name="duplicates" classname="quick-20260821-113000.counters">\n\s+<failure message="duplicates = 3"\/>/);
 });
 
 t.test('a failed heal is reported as heal failed, never as survived, with an UNKNOWN verdict', async (t) => {
   const dir = copyRun(t, 'run-pass');
   const cf = path.join(dir, 'chaos.jsonl');
-  const chaos = jsonl<ChaosRecord>(cf).filter((c) => !(c.faultId === 'f003' && (c.phase === 'recovered' || c.phase === 'healed')));
-  chaos.push({ t: '2026-08-21T10:17:00.000Z', faultId: 'f003', kind: 'broker-restart', phase: 'heal-failed', detail: 'heal failed: ssh timed out' });
+  const br = firstOf('run-pass', 'broker-restart');
+  const chaos = jsonl<ChaosRecord>(cf).filter((c) => !(c.faultId === br.id && (c.phase === 'recovered' || c.phase === 'healed')));
+  chaos.push({ t: '2026-08-21T10:17:00.000Z', faultId: br.id, kind: 'broker-restart', phase: 'heal-failed', detail: 'heal failed: ssh timed out' });
   writeFileSync(cf, chaos.map((c) => JSON.stringify(c)).join('\n') + '\n');
   const vf = path.join(dir, 'verdict.json');
   const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
-  writeFileSync(vf, JSON.stringify({ ...v, verdict: 'UNKNOWN', exitCode: 2, reasons: ['fault f003 could not be healed (heal-failed); the run is not certified'] }, null, 2));
+  writeFileSync(vf, JSON.stringify({ ...v, verdict: 'UNKNOWN', exitCode: 2, reasons: [`fault ${br.id} could not be healed (heal-failed); the run is not certified`] }, null, 2));
   const md = renderReport(dir);
-  t.match(md, '- f003 broker-restart on broker-3: **heal failed** (the fault may have stayed in force; the run cannot PASS) — heal failed: ssh timed out');
+  t.match(md, `- ${br.id} broker-restart on ${br.target}: **heal failed** (the fault may have stayed in force; the run cannot PASS) — heal failed: ssh timed out`);
   t.match(md, /\| Kafka broker stopped and started again \| 1 \| 1 \| 0 \|/);
   t.match(md, 'UNKNOWN');
   t.notMatch(md, '**Verdict: PASS.**');
