@@ -24,12 +24,19 @@ import type { RigState } from './types.ts';
 import { clockFile } from './clock.ts';
 import { freeFilesystem } from './disk.ts';
 import { hostStateDir } from './state-fs.ts';
+import { isHostAddress } from './inventory.ts';
 
 const IPT = 'iptables -w 5';
 
 function checkId(faultId: string): string {
   if (!/^[A-Za-z0-9._-]{1,40}$/.test(faultId)) throw new QualError('BAD_ARGUMENTS', `fault id must be [A-Za-z0-9._-], at most 40 characters: ${faultId}`);
   return faultId;
+}
+
+/** An address for a rule: an IP literal or a host name (never an option such as -j), quoted where used. */
+function checkAddress(address: string): string {
+  if (!isHostAddress(address)) throw new QualError('BAD_ARGUMENTS', `not an IP address or a host name: ${JSON.stringify(address)}`);
+  return address;
 }
 
 function tag(faultId: string): string {
@@ -131,7 +138,8 @@ export interface PartitionEvidence {
  */
 export async function partition(a: Remote, bAddress: string, faultId: string, opts: { b?: Remote; probePort?: number } = {}): Promise<PartitionEvidence> {
   const t = tag(faultId);
-  await a.exec(`${IPT} -I INPUT -s ${bAddress} ${t} -j DROP && ${IPT} -I OUTPUT -d ${bAddress} ${t} -j DROP`);
+  const b = checkAddress(bAddress);
+  await a.exec(`${IPT} -I INPUT -s ${shQuote(b)} ${t} -j DROP && ${IPT} -I OUTPUT -d ${shQuote(b)} ${t} -j DROP`);
   const probePort = opts.probePort ?? opts.b?.host.ssh.port ?? 22;
   const aToB = await tcpConnectFrom(a, bAddress, probePort);
   const bToA = opts.b ? await tcpConnectFrom(opts.b, a.host.address, a.host.ssh.port) : null;
@@ -206,7 +214,7 @@ export async function packetLoss(remote: Remote, share: number, faultId: string,
   );
   const probes = opts.probes ?? 200;
   const probeAddress = opts.probeAddress ?? defaultProbeAddress(remote);
-  await remote.exec(`for i in $(seq ${probes}); do echo clink-qual-probe > /dev/udp/${probeAddress}/9; done 2>/dev/null; true`, { check: false, timeoutMs: 30_000 });
+  await remote.exec(`for i in $(seq ${probes}); do echo clink-qual-probe > ${shQuote(`/dev/udp/${checkAddress(probeAddress)}/9`)}; done 2>/dev/null; true`, { check: false, timeoutMs: 30_000 });
   const dropped = await dropCounters(remote, faultId);
   if (dropped.input + dropped.output === 0) throw new QualError('FAULT_NOT_LANDED', `${remote.host.name}: packet loss ${faultId} dropped nothing out of ${probes} probes`);
   return { faultId, share, probesSent: probes, dropped };

@@ -17,6 +17,7 @@
  * the file, the line and the field: `inventory.yaml:7: hosts[2].ssh.port: must be an integer`.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type YAMLMap } from 'yaml';
@@ -95,6 +96,24 @@ export function parseInventory(text: string, file: string): HostSpec[] {
   return hosts;
 }
 
+const HOST_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * An address reaches shell commands and iptables rules: it must be an IPv4 or IPv6
+ * literal, or a host name (RFC 1123 labels: no leading dash, so never an option like -j).
+ */
+export function isHostAddress(s: string): boolean {
+  if (isIP(s) !== 0) return true;
+  if (s.length > 253 || /^[\d.]+$/.test(s)) return false; // all digits and dots: a bad IPv4 literal
+  return s.split('.').every((l) => HOST_LABEL.test(l));
+}
+
+/** A dataDir reaches shell commands: an absolute path of [A-Za-z0-9._-] segments, none '.' or '..'. */
+export function isSafeDataDir(s: string): boolean {
+  if (!/^(\/[A-Za-z0-9._-]+)+$/.test(s)) return false;
+  return s.split('/').slice(1).every((seg) => seg !== '.' && seg !== '..');
+}
+
 function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown, field: string, message: string, fallback?: number) => void): HostSpec | null {
   const known = new Set(['name', 'address', 'roles', 'ssh', 'dataDir']);
   for (const pair of m.items) {
@@ -102,7 +121,7 @@ function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown
     if (!known.has(k)) fail(pair.key, `${at}.${k}`, `unknown field (expected one of: ${[...known].join(', ')})`);
   }
   let ok = true;
-  const str = (map: YAMLMap, key: string, field: string, opts: { required?: boolean; pattern?: RegExp; patternMsg?: string } = {}): string | undefined => {
+  const str = (map: YAMLMap, key: string, field: string, opts: { required?: boolean; pattern?: RegExp; test?: (v: string) => boolean; patternMsg?: string } = {}): string | undefined => {
     const node = map.get(key, true) as YamlNode | undefined;
     if (node === undefined || (isScalar(node) && node.value === null)) {
       if (opts.required ?? true) {
@@ -116,7 +135,7 @@ function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown
       ok = false;
       return undefined;
     }
-    if (opts.pattern && !opts.pattern.test(node.value)) {
+    if ((opts.pattern && !opts.pattern.test(node.value)) || (opts.test && !opts.test(node.value))) {
       fail(node, field, opts.patternMsg ?? `must match ${opts.pattern}`);
       ok = false;
       return undefined;
@@ -124,8 +143,8 @@ function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown
     return node.value;
   };
   const name = str(m, 'name', `${at}.name`, { pattern: /^[a-z0-9][a-z0-9-]{0,30}$/, patternMsg: 'must be lower-case letters, digits and dashes (at most 31)' });
-  const address = str(m, 'address', `${at}.address`, { pattern: /^[A-Za-z0-9.:_-]+$/, patternMsg: 'must be an IP address or a host name' });
-  const dataDir = str(m, 'dataDir', `${at}.dataDir`, { pattern: /^\/[^\s'"]*[^/\s'"]$/, patternMsg: 'must be an absolute path without spaces or quotes (and no trailing /)' });
+  const address = str(m, 'address', `${at}.address`, { test: isHostAddress, patternMsg: 'must be an IPv4 or IPv6 address or a host name (letters, digits, dashes and dots)' });
+  const dataDir = str(m, 'dataDir', `${at}.dataDir`, { test: isSafeDataDir, patternMsg: "must be an absolute path of letters, digits, '.', '_' and '-' (no '..', no trailing /)" });
 
   const roles: Role[] = [];
   const rolesNode = m.get('roles', true) as YamlNode | undefined;

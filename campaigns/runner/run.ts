@@ -28,6 +28,7 @@ import { EventProducer, ensureTopic } from '../../oracle/producer.ts';
 import { Sampler } from '../../oracle/sampler.ts';
 import { writeReports } from '../../reports/report.ts';
 import { healAll } from '../../rig/faults.ts';
+import { shQuote } from '../../rig/process.ts';
 import { readManifest } from '../../rig/install.ts';
 import { closeAllRemotes, remoteFor } from '../../rig/ssh.ts';
 import { readRigState, readStoreCredentials } from '../../rig/state.ts';
@@ -556,7 +557,7 @@ function runRecount(runDir: string, timeoutMs: number): Promise<{ ok: boolean; e
 async function collectRigLogs(rig: RigState, remote: (n: string) => ReturnType<typeof remoteFor>, run: RunDir): Promise<void> {
   for (const h of rig.hosts.filter((x) => x.roles.includes('broker') || x.roles.includes('store'))) {
     const r = remote(h.name);
-    const out = await r.exec(`for f in ${h.dataDir}/services/*/out.log; do [ -f "$f" ] || continue; echo "=== $f"; tail -n 400 "$f"; done`, { check: false, timeoutMs: 30_000 });
+    const out = await r.exec(`for f in ${shQuote(h.dataDir)}/services/*/out.log; do [ -f "$f" ] || continue; echo "=== $f"; tail -n 400 "$f"; done`, { check: false, timeoutMs: 30_000 });
     const dir = run.path(path.join('logs', h.name));
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'services.log'), out.stdout);

@@ -72,3 +72,30 @@ t.test('YAML syntax errors name the line', async (t) => {
   t.equal(err.code, 'BAD_INPUT_FILE');
   t.match(err.message, /^inventory\.yaml:\d+: \(yaml\): /);
 });
+
+/** The valid inventory with the first worker's address or dataDir replaced (a YAML double-quoted string). */
+const withValue = (field: 'address' | 'dataDir', value: string) =>
+  valid.replace(field === 'address' ? 'address: 10.0.0.2\n' : 'dataDir: /opt/cq\n', `${field}: ${JSON.stringify(value)}\n`);
+
+t.test('address: an IPv4 or IPv6 literal or a host name, nothing that a shell or iptables would read as more', async (t) => {
+  for (const ok of ['10.231.0.11', '192.168.1.1', '::1', 'fe80::1', '2001:db8::7', 'broker-1', 'worker1.rig.example.com', 'h']) {
+    const hosts = parseInventory(withValue('address', ok), '/tmp/x/inventory.yaml');
+    t.equal(hosts[0]!.address, ok, ok);
+  }
+  for (const bad of ['-j', '-jACCEPT', '--dport', '10.0.0.1 -j ACCEPT', '10.0.0.1;reboot', '$(reboot)', '10.0.0.256', '1.2.3', '999.1.1.1', '-host', 'host-', 'a..b', 'under_score', '10.0.0.1/24', 'x'.repeat(254)]) {
+    const err = errorOf(withValue('address', bad));
+    t.equal(err.code, 'BAD_INPUT_FILE', bad);
+    t.match(err.message, /inventory\.yaml:3: hosts\[0\]\.address: must be an IPv4 or IPv6 address or a host name/, bad);
+  }
+});
+
+t.test('dataDir: an absolute path of safe characters only', async (t) => {
+  for (const ok of ['/opt/cq', '/var/lib/clink-qual', '/srv/cq_1/data.d']) {
+    t.equal(parseInventory(withValue('dataDir', ok), '/tmp/x/inventory.yaml')[0]!.dataDir, ok, ok);
+  }
+  for (const bad of ['opt/cq', '/opt/cq/', '/', '/opt/$(reboot)', '/opt/a;b', '/opt/a b', '/opt/`id`', '/opt/../etc', '/opt/./x', '/opt//x', '/opt/*', '/opt/a\\b']) {
+    const err = errorOf(withValue('dataDir', bad));
+    t.equal(err.code, 'BAD_INPUT_FILE', bad);
+    t.match(err.message, /inventory\.yaml:\d+: hosts\[0\]\.dataDir: must be an absolute path of letters, digits/, bad);
+  }
+});
