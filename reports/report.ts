@@ -155,6 +155,8 @@ function provenance(x: Ctx): string[] {
     ['Rig', `${p.rig.kind}: ${p.rig.hosts.length} hosts (${listWords(p.rig.hosts.map((h) => h.name))}) plus the operations host, which no fault targets`],
     ['Harness', `node ${p.harness.node} on ${p.harness.platform}`],
   ];
+  const replays = (p as { replays?: unknown }).replays;
+  if (typeof replays === 'string') rows.splice(1, 0, ['Replay of', `run ${replays}: this run re-ran its stored schedule (campaign.resolved.json and plan.json; replay.json lists the faults kept) at the revision below`]);
   out.push(table(['Provenance', ''], rows), '');
   if (p.components.length) {
     out.push('Components, pinned and checked by sha256:', '');

@@ -1,4 +1,7 @@
 import type { Command } from '../../lib/cli.ts';
+import path from 'node:path';
+import { QualError } from '../../lib/errors.ts';
+import { loadStoredRun } from '../../campaigns/replay.ts';
 import { runCampaign } from '../../campaigns/runner/run.ts';
 
 const command: Command = {
@@ -9,17 +12,27 @@ real hosts). Every host must answer over SSH with its pinned host key before any
 touched. Evidence goes to runs/<run-id>/ as the run goes: chaos.jsonl, samples.jsonl,
 ledger.jsonl, logs/, recount.json, verdict.json, report.md, timeline.svg, junit.xml.
 Ctrl-C heals every active fault, collects the logs and marks the run ABORTED.
+The harness's own log goes to runs/<run-id>/run.log as well as the terminal.
+--replay runs/<id> runs that run's exact stored schedule (campaign.resolved.json and
+plan.json: seed, workload, mutant, fault times and targets) at the current revision;
+no FILE then. The new run's replay.json and report name the run it replays.
 Exit: 0 PASS, 1 FAIL or GATE FAILED, 2 aborted/unknown, 254 bad input, 255 internal error.`,
-  positionals: [{ name: 'FILE', description: 'the campaign YAML (campaigns/quick.yaml, ...)', required: true }],
+  positionals: [{ name: 'FILE', description: 'the campaign YAML (campaigns/quick.yaml, ...); none with --replay' }],
   options: {
     inventory: { type: 'string', valueName: 'FILE', description: 'Deploy onto the hosts of this inventory instead of the local rig' },
     mutant: { type: 'string', valueName: 'NAME', description: "Run a deliberately broken sink variant (see 'qualify-mutants --help')" },
+    replay: { type: 'string', valueName: 'RUN_DIR', description: "Re-run a stored run's exact schedule (its campaign.resolved.json and plan.json)" },
     'run-id': { type: 'string', valueName: 'ID', description: 'The run id (default: <campaign>-<time>-<random>): A-Z a-z 0-9 . _ - only, and never one used before (exit 254)' },
   },
-  examples: ['clink-qual campaign run campaigns/quick.yaml', 'clink-qual campaign run campaigns/quick.yaml --mutant commit-at-prepare'],
+  examples: ['clink-qual campaign run campaigns/quick.yaml', 'clink-qual campaign run --replay runs/quick-20260821-113000-ab12', 'clink-qual campaign run campaigns/quick.yaml --mutant commit-at-prepare'],
   async run({ values, positionals }) {
+    const replayDir = typeof values.replay === 'string' ? values.replay : undefined;
+    if (replayDir && positionals[0]) throw new QualError('BAD_ARGUMENTS', 'give either a campaign FILE or --replay RUN_DIR, not both');
+    if (!replayDir && !positionals[0]) throw new QualError('BAD_ARGUMENTS', "missing argument FILE\nRun 'clink-qual campaign run --help' for usage.");
+    const stored = replayDir ? loadStoredRun(replayDir) : undefined;
     const { runDir, verdict } = await runCampaign({
-      campaignFile: positionals[0]!,
+      campaignFile: stored ? path.join(stored.dir, 'campaign.yaml') : positionals[0]!,
+      ...(stored ? { replay: { stored } } : {}),
       ...(typeof values.inventory === 'string' ? { inventory: values.inventory } : {}),
       ...(typeof values.mutant === 'string' ? { mutant: values.mutant } : {}),
       ...(typeof values['run-id'] === 'string' ? { runId: values['run-id'] } : {}),

@@ -13,7 +13,7 @@
  */
 import { sleep } from '../../lib/sleep.ts';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ChaosController } from '../../chaos/controller.ts';
 import type { FaultContext } from '../../chaos/fault.ts';
@@ -36,6 +36,7 @@ import { STALE_UPLOADS_EXPIRY } from '../../rig/store.ts';
 import type { RigState } from '../../rig/types.ts';
 import { rigUp } from '../../rig/up.ts';
 import { loadCampaign } from '../load.ts';
+import { replaySchedule, type ReplayInput } from '../replay.ts';
 import { formatPlanJson, planCampaign } from '../plan.ts';
 import type { ResolvedCampaign } from '../types.ts';
 import { MANDATORY_FAULT_POINTS } from '../types.ts';
@@ -59,6 +60,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Drive this engine plug instead of the one the campaign names (another engine, or a wrapped one in tests). */
   engine?: Engine;
+  /** Run a stored run's exact schedule (campaign --replay, shrink candidates) instead of planning campaignFile. */
+  replay?: ReplayInput;
 }
 
 export interface RunResult {
@@ -90,15 +93,24 @@ async function preflight(rig: RigState, log: (l: string) => void): Promise<void>
 
 export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   const progress = opts.progress ?? new Progress();
-  const log = (l: string) => progress.log(l);
-  const { campaign, engine } = loadForRun(opts.campaignFile, opts.engine);
+  // The harness's log: the terminal, and runs/<id>/run.log once the run directory exists (earlier lines are kept and written then).
+  let runLog: string | undefined;
+  const earlyLog: string[] = [];
+  const log = (l: string) => {
+    progress.log(l);
+    const line = `${new Date().toISOString()} ${l}\n`;
+    if (runLog) appendFileSync(runLog, line);
+    else earlyLog.push(line);
+  };
+  const replayed = opts.replay ? replaySchedule(opts.replay) : undefined;
+  const { campaign, engine } = replayed ? { campaign: replayed.campaign, engine: opts.engine ?? loadEngine(replayed.campaign.engine.name) } : loadForRun(opts.campaignFile, opts.engine);
   // A given run id is checked before anything is touched (exit 254 on a bad or reused one).
   if (opts.runId !== undefined) checkRunId(opts.runId, runsDir());
   const mutant = opts.mutant ?? campaign.engine.mutant;
   if (mutant !== 'none' && !engine.mutants.some((m) => m.name === mutant)) {
     throw new QualError('BAD_ARGUMENTS', `unknown mutant '${mutant}' for engine ${engine.name} (known: ${engine.mutants.map((m) => m.name).join(', ')})`);
   }
-  const plan = planCampaign(campaign);
+  const plan = replayed ? replayed.plan : planCampaign(campaign);
   const planIds = new Set(plan.map((f) => f.id));
 
   // The rig: from an inventory, the live local rig, or (smoke) a local rig brought up now.
@@ -119,11 +131,17 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
 
   const runId = opts.runId ?? newRunId(campaign.name + (mutant !== 'none' ? `-${mutant}` : ''));
   const run = new RunDir(path.join(runsDir(), runId), { fresh: true });
+  runLog = run.path('run.log');
+  appendFileSync(runLog, earlyLog.join(''));
   log(`run ${runId}: evidence in ${run.dir}`);
   const startedAt = new Date().toISOString();
   const topic = `cq-${runId}`.slice(0, 200);
   const prefix = `runs/${runId}/`;
-  copyFileSync(opts.campaignFile, run.path('campaign.yaml'));
+  if (existsSync(opts.campaignFile)) copyFileSync(opts.campaignFile, run.path('campaign.yaml'));
+  if (replayed) {
+    run.writeJson('replay.json', replayed.record);
+    log(`replaying ${replayed.record.replays}: ${replayed.record.faults.length} of its ${replayed.record.ofFaults} faults, soak ${campaign.workload.soakS} s`);
+  }
   run.writeJson('campaign.resolved.json', {
     ...campaign,
     engine: { ...campaign.engine, mutant },
@@ -144,6 +162,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     harness: { node: process.version, platform: `${process.platform} ${process.arch}` },
     startedAt,
     storeSettings: { MINIO_API_STALE_UPLOADS_EXPIRY: STALE_UPLOADS_EXPIRY },
+    ...(replayed ? { replays: replayed.record.replays } : {}),
   };
   run.writeJson('provenance.json', provenance);
 
