@@ -70,6 +70,10 @@ export function flinkConfigYaml(s: FlinkClusterSpec): string {
     ['taskmanager.memory.jvm-overhead.min', '192m'],
     ['taskmanager.memory.jvm-overhead.max', '192m'],
     ['taskmanager.load-balance.mode', 'SLOTS'],
+    // The JobMaster resolves each TaskManager's IP to a host name on its main thread; in the
+    // rig's namespaces no DNS answers, each lookup waits for the resolver's timeouts, and the
+    // blocked main thread missed heartbeats (30 s) so the job restarted several times at start.
+    ['jobmanager.retrieve-taskmanager-hostname', false],
     ['parallelism.default', s.parallelism],
     ['io.tmp.dirs', s.tmpDir],
     // Checkpoints: the heap state backend, completed checkpoints on the coordinator host's
@@ -82,13 +86,13 @@ export function flinkConfigYaml(s: FlinkClusterSpec): string {
     ['execution.checkpointing.externalized-checkpoint-retention', 'RETAIN_ON_CANCELLATION'],
     ['execution.checkpointing.data-inline-threshold', '1mb'],
     ['web.checkpoints.history', 100],
-    // The plug submits the job through the REST API (POST /jars/upload, /jars/:id/run).
+    // Jar submission over REST needs flink-runtime-web, which the cluster does not carry
+    // (the plug submits with the CLI); the setting is harmless without it.
     ['web.submit.enable', true],
     ['web.upload.dir', s.tmpDir],
     // Failures: restart the job forever, two seconds apart. A killed process is noticed at
-    // once (its connections are refused: two failed heartbeat RPCs); the timeouts stay
-    // generous, because on a busy 2-core machine a 10 s heartbeat timeout fired between
-    // healthy JVMs and failed every deployment.
+    // once (its connections are refused: two failed heartbeat RPCs); the timeout stays
+    // generous for a busy 2-core machine.
     ['restart-strategy.type', 'fixed-delay'],
     ['restart-strategy.fixed-delay.attempts', 2147483647],
     ['restart-strategy.fixed-delay.delay', '2 s'],
