@@ -17,7 +17,7 @@
  * the oracle's first sample. The axis title names the origin. Output is a pure function of
  * the evidence.
  */
-import { FAULT_KINDS, type FaultKind } from '../lib/evidence.ts';
+import { FAULT_KINDS, RUN_PHASES, type FaultKind } from '../lib/evidence.ts';
 import { resourceSeries } from '../lib/resource-trend.ts';
 import { phaseSpans, soakStart, type RunEvidence } from './evidence.ts';
 import { faultOutcomes } from './faults.ts';
@@ -77,9 +77,11 @@ function timeStep(range: number): number {
   return steps.find((s) => range / s <= 12) ?? niceStep(range, 10);
 }
 
-/** Seconds → "mm:ss" / "h:mm:ss", with a minus sign before the origin. */
-export function fmtSignedClock(s: number): string {
-  return s < -0.5 ? `−${fmtClock(-s)}` : fmtClock(s);
+/** Seconds → "mm:ss" / "h:mm:ss" (always h:mm:ss with `hours`), with a minus sign before the origin. */
+export function fmtSignedClock(s: number, hours = false): string {
+  const c = fmtClock(Math.abs(s));
+  const full = hours && !c.includes(':', c.indexOf(':') + 1) ? `0:${c}` : c;
+  return s < -0.5 ? `−${full}` : full;
 }
 
 export interface TimeAxis {
@@ -175,7 +177,7 @@ export function renderTimelineSvg(ev: RunEvidence): string {
   out.push('<g class="x-labels" text-anchor="middle" fill="#333333">');
   for (let s = Math.ceil(startS / tStep) * tStep; s <= endS + 1e-9; s += tStep) {
     const x = xOf(originMs + s * 1000);
-    out.push(`<line x1="${x}" y1="${BOTTOM}" x2="${x}" y2="${BOTTOM + 14}" stroke="#333333"/><text class="tick" data-s="${s}" x="${x}" y="${BOTTOM + 26}">${fmtSignedClock(s)}</text>`);
+    out.push(`<line x1="${x}" y1="${BOTTOM}" x2="${x}" y2="${BOTTOM + 14}" stroke="#333333"/><text class="tick" data-s="${s}" x="${x}" y="${BOTTOM + 26}">${fmtSignedClock(s, endS >= 3600)}</text>`);
   }
   out.push('</g>');
   out.push(`<text class="x-title" x="${M.left + PW / 2}" y="${BOTTOM + 42}" text-anchor="middle" fill="#333333">${esc(axis.label)}</text>`);
@@ -238,6 +240,11 @@ export function renderTimelineSvg(ev: RunEvidence): string {
   x += 90;
   items.push(`<line x1="${x + 10}" y1="${ly - 5}" x2="${x + 10}" y2="${ly + 5}" stroke="#1f77b4"/><text x="${x + 18}" y="${ly + 4}">checkpoint (${fmtInt(ev.checkpoints.length)})</text>`);
   x += 130;
+  for (const p of RUN_PHASES.filter((ph) => spans.some((s) => s.phase === ph))) {
+    items.push(`<rect x="${x}" y="${ly - 6}" width="12" height="10" fill="${PHASE_COLOURS[p]}" stroke="#999999" stroke-width="0.5"/><text x="${x + 15}" y="${ly + 4}">${p}</text>`);
+    x += 22 + p.length * CH;
+  }
+  x += 10;
   if (unlabelled) items.push(`<text x="${x}" y="${ly + 4}">${fmtInt(unlabelled)} fault id${unlabelled === 1 ? '' : 's'} not written (too close to the previous one): see the report's fault log</text>`);
   ly += 22;
   let kx = M.left;
