@@ -181,3 +181,29 @@ t.test('exhaustion: a trend that reaches MemTotal or the free disk within twice 
   t.ok(exhaustionChecks(jump).find((c) => c.kind === 'memory')!.slopePerS > 0, 'over all samples the jump is a trend');
   t.equal(exhaustionChecks(jump, Date.parse(jump[5]!.t)).find((c) => c.kind === 'memory')!.secondsToLimit, undefined, 'from the soak on it is flat');
 });
+
+t.test('the verdict: an exhausting trend is a warning on a PASS, never a reason', async (t) => {
+  const { decideVerdict } = await import('../../../campaigns/runner/verdict.ts');
+  const { zeroCounters } = await import('../../../lib/evidence.ts');
+  const input = {
+    runId: 'r',
+    startedAt: 'a',
+    endedAt: 'b',
+    aborted: false,
+    gate: { passed: true, conditions: [{ name: 'input flowing', passed: true, evidence: 'x' }] },
+    chaos: [],
+    mandatoryPoints: [],
+    oracle: zeroCounters(),
+    recount: { t: 'x', objects: 1, lines: 10, distinctEvents: 10, bytes: 1, counters: zeroCounters(), perPartition: [], durationS: 1 },
+    produced: 10,
+    drainConverged: true,
+    pendingUploads: 0,
+  };
+  const leaking = samples(30, 4096 * MiB, 1024 * MiB, MiB * 0.6, 0, 50_000 * MiB);
+  const v = decideVerdict({ ...input, resources: leaking, soakStartMs: Date.parse(leaking[0]!.t) });
+  t.equal(v.verdict, 'PASS');
+  t.equal(v.exitCode, 0);
+  t.same(v.reasons, []);
+  t.equal(v.warnings.filter((w) => w.startsWith('resources: the memory of machine m1')).length, 1);
+  t.same(decideVerdict({ ...input, resources: samples(30, 65536 * MiB, 1024 * MiB, 0, 0, 50_000 * MiB) }).warnings, [], 'no warning for a flat trend');
+});
