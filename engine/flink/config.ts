@@ -130,6 +130,10 @@ export function log4jProperties(): string {
     'appender.console.layout.type = PatternLayout',
     'appender.console.layout.pattern = %d{yyyy-MM-dd\'T\'HH:mm:ss.SSSXXX} %-5p %-60c %x - %m%n',
     // Quiet the chatty ones; the sink's open line and checkpoint records stay at INFO.
+    // Flink logs every config.yaml property as it loads it and masks only names it deems
+    // secret (s3.secret-key, not s3.access-key): those lines stay out of the logs.
+    'logger.globalconfig.name = org.apache.flink.configuration.GlobalConfiguration',
+    'logger.globalconfig.level = WARN',
     'logger.kafka.name = org.apache.kafka',
     'logger.kafka.level = WARN',
     'logger.zookeeper.name = org.apache.flink.shaded.zookeeper3',

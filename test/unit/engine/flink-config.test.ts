@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { parse } from 'yaml';
-import { FLINK_PORTS, JAVA17_OPENS, flinkConfigYaml, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkClusterSpec } from '../../../engine/flink/config.ts';
+import { FLINK_PORTS, JAVA17_OPENS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkClusterSpec } from '../../../engine/flink/config.ts';
 import { FLINK_NOT_APPLICABLE_POINTS } from '../../../engine/flink/fault-points.ts';
 import { flinkEngine } from '../../../engine/flink/plug.ts';
 import type { Engine } from '../../../engine/engine.ts';
@@ -65,6 +65,12 @@ t.test('service and submit commands name the entry points and carry the Java 17 
   for (const o of JAVA17_OPENS) t.ok(jm.includes(o), `JobManager has ${o}`);
   const sub = submitCommand(l, '/d/job.jar', ['--topic', "it's"]);
   t.match(sub, /CliFrontend run -d -c qual\.clink\.flink\.ExactlyOnceJob '\/d\/job\.jar' '--topic' 'it'\\''s'$/, 'arguments are shell-quoted');
+});
+
+t.test('log4j keeps config.yaml properties out of the logs (Flink masks s3.secret-key but not s3.access-key)', async (t) => {
+  const l = log4jProperties();
+  t.match(l, /logger\.globalconfig\.name = org\.apache\.flink\.configuration\.GlobalConfiguration\nlogger\.globalconfig\.level = WARN/);
+  t.match(l, /rootLogger\.level = INFO/, 'the sink open line (INFO) still reaches the log');
 });
 
 t.test('zoo.cfg: one server on the coordinator, no admin server', async (t) => {
