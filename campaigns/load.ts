@@ -243,6 +243,7 @@ function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file
   const add = (segs: Segment[], message: string, key = false) => out.push({ file, line: lineOf(doc, lc, segs, { key }), field: fieldName(segs), message });
   const points = opts.faultPoints ?? DEFAULT_FAULT_POINTS;
   const hosts = opts.hosts ?? (data.rig?.kind === 'inventory' ? undefined : STANDARD_HOSTS);
+  if (data.faults.length === 0 && data.compositions.length === 0) add(['faults'], 'a campaign schedules at least one fault: list some here or in compositions', true);
 
   const checkFault = (f: RawStep, base: Segment[]) => {
     const pts = f.kind === 'protocol-point' ? (f.points ?? (f.point ? [f.point] : [])) : [];

@@ -1,7 +1,8 @@
 import type { Command } from '../../lib/cli.ts';
 import path from 'node:path';
 import { QualError } from '../../lib/errors.ts';
-import { loadStoredRun } from '../../campaigns/replay.ts';
+import { loadStoredRun, type StoredRun } from '../../campaigns/replay.ts';
+import type { PlannedFault } from '../../lib/evidence.ts';
 import { runCampaign } from '../../campaigns/runner/run.ts';
 
 const command: Command = {
@@ -22,6 +23,8 @@ Exit: 0 PASS, 1 FAIL or GATE FAILED, 2 aborted/unknown, 254 bad input, 255 inter
     inventory: { type: 'string', valueName: 'FILE', description: 'Deploy onto the hosts of this inventory instead of the local rig' },
     mutant: { type: 'string', valueName: 'NAME', description: "Run a deliberately broken sink variant (see 'qualify-mutants --help')" },
     replay: { type: 'string', valueName: 'RUN_DIR', description: "Re-run a stored run's exact schedule (its campaign.resolved.json and plan.json)" },
+    faults: { type: 'string', valueName: 'IDS', description: 'With --replay: keep only these faults of the stored plan (comma-separated ids, e.g. f002,f004), at their own times' },
+    'soak-s': { type: 'string', valueName: 'N', description: 'With --replay: the soak in seconds (at most the stored one)' },
     'run-id': { type: 'string', valueName: 'ID', description: 'The run id (default: <campaign>-<time>-<random>): A-Z a-z 0-9 . _ - only, and never one used before (exit 254)' },
   },
   examples: ['clink-qual campaign run campaigns/quick.yaml', 'clink-qual campaign run --replay runs/quick-20260821-113000-ab12', 'clink-qual campaign run campaigns/quick.yaml --mutant commit-at-prepare'],
@@ -30,9 +33,10 @@ Exit: 0 PASS, 1 FAIL or GATE FAILED, 2 aborted/unknown, 254 bad input, 255 inter
     if (replayDir && positionals[0]) throw new QualError('BAD_ARGUMENTS', 'give either a campaign FILE or --replay RUN_DIR, not both');
     if (!replayDir && !positionals[0]) throw new QualError('BAD_ARGUMENTS', "missing argument FILE\nRun 'clink-qual campaign run --help' for usage.");
     const stored = replayDir ? loadStoredRun(replayDir) : undefined;
+    const sub = replaySubset(stored, values.faults, values['soak-s']);
     const { runDir, verdict } = await runCampaign({
       campaignFile: stored ? path.join(stored.dir, 'campaign.yaml') : positionals[0]!,
-      ...(stored ? { replay: { stored } } : {}),
+      ...(stored ? { replay: { stored, ...sub } } : {}),
       ...(typeof values.inventory === 'string' ? { inventory: values.inventory } : {}),
       ...(typeof values.mutant === 'string' ? { mutant: values.mutant } : {}),
       ...(typeof values['run-id'] === 'string' ? { runId: values['run-id'] } : {}),
@@ -42,6 +46,27 @@ Exit: 0 PASS, 1 FAIL or GATE FAILED, 2 aborted/unknown, 254 bad input, 255 inter
   },
 };
 export default command;
+
+/** --faults and --soak-s: a sub-schedule of the stored run (shrink candidates use them). */
+function replaySubset(stored: StoredRun | undefined, faults: unknown, soak: unknown): { plan?: PlannedFault[]; soakS?: number } {
+  if (!stored) {
+    if (faults !== undefined || soak !== undefined) throw new QualError('BAD_ARGUMENTS', '--faults and --soak-s go with --replay');
+    return {};
+  }
+  const out: { plan?: PlannedFault[]; soakS?: number } = {};
+  if (typeof faults === 'string') {
+    const ids = faults.split(',').map((x) => x.trim()).filter(Boolean);
+    const unknown = ids.filter((id) => !stored.plan.some((f) => f.id === id));
+    if (!ids.length || unknown.length) throw new QualError('BAD_ARGUMENTS', `--faults: ${unknown.length ? `not in ${stored.runId}'s plan: ${unknown.join(', ')}` : 'no fault ids given'}`);
+    out.plan = stored.plan.filter((f) => ids.includes(f.id));
+  }
+  if (typeof soak === 'string') {
+    const n = Number(soak);
+    if (!Number.isInteger(n) || n < 1 || n > stored.campaign.workload.soakS) throw new QualError('BAD_ARGUMENTS', `--soak-s: a whole number of seconds from 1 to the stored soak (${stored.campaign.workload.soakS})`);
+    out.soakS = n;
+  }
+  return out;
+}
 
 export function printVerdict(runDir: string, verdict: { verdict: string; reasons: string[]; warnings?: string[]; produced: number; committedDistinct: number; pendingUploads: number }): void {
   console.log(`\n${verdict.verdict}: ${verdict.committedDistinct} of ${verdict.produced} events committed (recount); ${verdict.pendingUploads} multipart uploads left pending`);

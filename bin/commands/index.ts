@@ -8,6 +8,7 @@ export const commands: CommandEntry[] = [
   { name: 'smoke', summary: 'Run the smoke rehearsal (campaigns/quick.yaml) on the local rig, setting up what is missing', load: () => import('./smoke.ts') },
   { name: 'campaign plan', summary: "Print a campaign's seeded fault timeline without touching anything", load: () => import('./campaign-plan.ts') },
   { name: 'campaign run', summary: 'Run a campaign: gate, soak, drain, recount, report', load: () => import('./campaign-run.ts') },
+  { name: 'campaign shrink', summary: "Shrink a FAILed run's schedule to a minimal one that still fails with the same counter", load: () => import('./campaign-shrink.ts') },
   { name: 'report', summary: "Write a run's report.md and timeline.svg from its evidence alone", load: () => import('./report.ts') },
   { name: 'verify', summary: 'Recount a settled bucket from scratch against a seed (a run dir, or explicit settings)', load: () => import('./verify.ts') },
   { name: 'qualify-mutants', summary: 'Run the quick campaign once per sink mutant and expect each to be caught', load: () => import('./qualify-mutants.ts') },
