@@ -13,7 +13,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { LedgerEntry, Recount } from '../lib/evidence.ts';
 import { Generator } from './generator.ts';
 import { ObjectStore, mapLimit, type StoreSettings } from './store.ts';
-import { EventTally } from './tally.ts';
+import { EventTally, judgeBody } from './tally.ts';
+import type { FindingsCollector } from './findings.ts';
 import { JudgePool, defaultJudgeWorkers } from './judge-pool.ts';
 import type { OracleSettings } from './run-settings.ts';
 
@@ -27,6 +28,8 @@ export interface RecountOptions {
   /** Attempts per request before giving up (transient errors only). Default 5. */
   attempts?: number;
   onProgress?: (objectsDone: number, objectsTotal: number) => void;
+  /** Keeps each object's runs and problems for findings.jsonl (oracle/findings.ts). */
+  collector?: FindingsCollector;
   /**
    * Judge workers (oracle/judge-pool.ts): the lines are judged beside the fetching, in this
    * many worker threads; 0 judges them on this thread. Default: one a core beyond the
@@ -87,7 +90,9 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
       }
       current.set(obj.key, { etag: got.etag, size: got.size });
       // With a pool, the body is handed to a worker (and detached here); the marking stays here.
-      const j = pool ? tally.addJudged(obj.key, got.size, await pool.judge(obj.key, got.body)) : tally.addObject(obj.key, got.body);
+      const b = pool ? await pool.judge(obj.key, got.body) : judgeBody(tally.gen, obj.key, got.body);
+      const j = tally.addJudged(obj.key, got.size, b);
+      o.collector?.add(obj.key, b);
       if (j.firstProblem && findings.length < 100) findings.push(j.firstProblem);
       if (j.duplicates && findings.length < 100) findings.push(`${obj.key}: ${j.duplicates} duplicate line(s)`);
       o.onProgress?.(++done, listed.length);
@@ -98,9 +103,11 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
         if (!now) {
           tally.mutations++;
           findings.push(`mutation: ${key} was judged (ETag ${e.etag}) and is gone`);
+          o.collector?.addMutation(key, findings[findings.length - 1]!);
         } else if (now.etag !== e.etag || now.size !== e.size) {
           tally.mutations++;
           findings.push(`mutation: ${key} was judged as ETag ${e.etag}, ${e.size} bytes; now ${now.etag}, ${now.size} bytes`);
+          o.collector?.addMutation(key, findings[findings.length - 1]!);
         }
       }
     }

@@ -4,6 +4,7 @@ import type { Command } from '../../lib/cli.ts';
 import { EXIT, QualError } from '../../lib/errors.ts';
 import { COUNTER_NAMES, type Recount } from '../../lib/evidence.ts';
 import { recount } from '../../oracle/recount.ts';
+import { FindingsCollector, attributeCauses, findingsPathFor, firstSeenFromLedger, verifyOutPath, writeFindings } from '../../oracle/findings.ts';
 import { checkOracleSettings, checkProduced, readOracleSettings, readProduced, type OracleSettings } from '../../oracle/run-settings.ts';
 
 const command: Command = {
@@ -15,7 +16,13 @@ generator's seed, from scratch, in this process: the verdict's independent recou
 With RUN_DIR: settings from RUN_DIR/campaign.resolved.json (its 'oracle' object: seed,
 partitions, keys, bucket, prefix, endpoint), produced counts from RUN_DIR/produced.json
 ({"perPartition": [...]}), mutations checked against RUN_DIR/ledger.jsonl when present;
-writes RUN_DIR/recount.json. Without RUN_DIR: give --endpoint, --bucket, --prefix, --seed,
+writes RUN_DIR/recount.json when the run has none yet, else a new
+RUN_DIR/recount.verify-<UTC time>.json beside it (the run's stored recount is never
+overwritten). Beside the recount it writes findings.jsonl (findings.verify-<time>.jsonl): one
+line per anomaly, at most 20 per counter, each with its counter's total, the event, the
+objects with line, subtask, epoch and checkpoint (from Clink's keys; null for other keys),
+when the oracle first saw them, and for the first ones the faults that landed before the
+object's checkpoint. Without RUN_DIR: give --endpoint, --bucket, --prefix, --seed,
 --partitions, --keys and --produced; nothing is written unless --out is given.
 
 Credentials: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; when unset in RUN_DIR mode, the
@@ -38,7 +45,7 @@ Exit 0 when every counter is zero, 1 otherwise, 254 for bad arguments or files.`
     keys: { type: 'string', valueName: 'K', description: 'Distinct keys (standalone mode)' },
     produced: { type: 'string', valueName: 'n0,n1,...', description: 'Events produced per partition (standalone mode)' },
     ledger: { type: 'string', valueName: 'FILE', description: 'Ledger to check mutations against (default RUN_DIR/ledger.jsonl)' },
-    out: { type: 'string', valueName: 'FILE', description: 'Where to write recount.json (default RUN_DIR/recount.json)' },
+    out: { type: 'string', valueName: 'FILE', description: 'Where to write the recount (default RUN_DIR/recount.json, or RUN_DIR/recount.verify-<time>.json when the run has one); findings go beside it' },
     concurrency: { type: 'string', valueName: 'N', description: 'Parallel GETs', default: '16' },
     json: { type: 'boolean', description: 'Print the Recount as JSON' },
   },
@@ -70,7 +77,7 @@ Exit 0 when every counter is zero, 1 otherwise, 254 for bad arguments or files.`
       settings = readOracleSettings(runDir);
       produced = readProduced(runDir, settings.partitions);
       ledgerPath ??= path.join(runDir, 'ledger.jsonl');
-      outPath ??= path.join(runDir, 'recount.json');
+      outPath ??= verifyOutPath(runDir);
       if (!credentials) {
         const { readRigState, readStoreCredentials } = await import('../../rig/state.ts');
         credentials = readStoreCredentials(readRigState());
@@ -89,8 +96,13 @@ Exit 0 when every counter is zero, 1 otherwise, 254 for bad arguments or files.`
       }
       if (!credentials) throw new QualError('BAD_ARGUMENTS', 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
     }
-    const { recount: r, findings } = await recount({ settings, credentials, produced, ledgerPath, concurrency });
+    const collector = new FindingsCollector();
+    const { recount: r, findings } = await recount({ settings, credentials, produced, ledgerPath, concurrency, collector });
     if (outPath) writeFileSync(outPath, JSON.stringify(r, null, 2) + '\n');
+    if (outPath) {
+      const found = collector.finish(r.counters, produced, ledgerPath ? firstSeenFromLedger(ledgerPath) : undefined);
+      writeFindings(findingsPathFor(outPath), runDir ? attributeCauses(found, runDir) : found);
+    }
     const clean = COUNTER_NAMES.every((c) => r.counters[c] === 0);
     if (v.json) console.log(JSON.stringify(r, null, 2));
     else console.log(renderTable(settings, r, findings, outPath));
