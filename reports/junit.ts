@@ -7,6 +7,7 @@
 import { COUNTER_NAMES } from '../lib/evidence.ts';
 import type { RunEvidence } from './evidence.ts';
 import { faultOutcomes } from './faults.ts';
+import { findingSentences, type WithFindings } from './findings.ts';
 import { esc, fmtEvidence } from './format.ts';
 
 interface Case {
@@ -59,12 +60,13 @@ export function renderJunit(ev: RunEvidence): string {
   });
   suites.push(suite('faults', faults));
 
+  const sentences = findingSentences(ev as WithFindings);
   const counters: Case[] = COUNTER_NAMES.map((name) => {
     const recount = ev.recount?.counters[name] ?? ev.verdict?.recount[name];
     const oracle = ev.verdict?.oracle[name] ?? ev.samples[ev.samples.length - 1]?.counters[name];
     const output = `recount ${recount ?? 'n/a'}, oracle ${oracle ?? 'n/a'}`;
     if (recount === undefined) return { name, classname: `${run}.counters`, failure: 'no recount in the evidence', output };
-    return { name, classname: `${run}.counters`, ...(recount === 0 ? {} : { failure: `${name} = ${recount}` }), output };
+    return { name, classname: `${run}.counters`, ...(recount === 0 ? {} : { failure: sentences.get(name) ?? `${name} = ${recount}` }), output };
   });
   suites.push(suite('counters', counters));
 

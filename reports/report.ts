@@ -16,6 +16,7 @@ import { EVIDENCE_DESCRIPTIONS, readRunEvidence, type RunEvidence } from './evid
 import { compositionSummaries, faultOutcomes, isDecisive, pointCoverage, summaryByKind, type FaultOutcome } from './faults.ts';
 import { cell, fmtClock, fmtDuration, fmtEvidence, fmtInt, listWords, median, plural, secondsBetween, table } from './format.ts';
 import { renderJunit } from './junit.ts';
+import { attachFindings, findingsSection } from './findings.ts';
 import { resourcesSection } from './resources.ts';
 import { seedComparisonSection } from './seed-comparison.ts';
 import { renderTimelineSvg } from './timeline-svg.ts';
@@ -477,7 +478,7 @@ function rawEvidence(x: Ctx): string[] {
 
 /** The report of the run in `runDir`, from its evidence alone. */
 export function renderReport(runDir: string): string {
-  return renderReportFrom(readRunEvidence(runDir));
+  return renderReportFrom(attachFindings(readRunEvidence(runDir), runDir));
 }
 
 export function renderReportFrom(ev: RunEvidence): string {
@@ -506,6 +507,7 @@ export function renderReportFrom(ev: RunEvidence): string {
     ...workload(x),
     ...survived(x),
     ...outcome(x),
+    ...findingsSection(ev),
     ...seedComparisonSection(ev, outcomes, x.produced, x.distinct),
     ...resourcesSection(ev),
     ...boundaries(x),
@@ -518,7 +520,7 @@ export function renderReportFrom(ev: RunEvidence): string {
 
 /** Writes report.md, timeline.svg and junit.xml into the run directory; returns their paths. */
 export function writeReports(runDir: string): { report: string; timeline: string; junit: string } {
-  const ev = readRunEvidence(runDir);
+  const ev = attachFindings(readRunEvidence(runDir), runDir);
   mkdirSync(runDir, { recursive: true });
   const files = { report: path.join(runDir, 'report.md'), timeline: path.join(runDir, 'timeline.svg'), junit: path.join(runDir, 'junit.xml') };
   writeFileSync(files.report, renderReportFrom(ev));

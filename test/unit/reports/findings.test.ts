@@ -1,0 +1,43 @@
+import t from 'tap';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { renderReport, writeReports } from '../../../reports/report.ts';
+import { writeFindings, type Finding } from '../../../oracle/findings.ts';
+
+const FIXTURE = path.join(import.meta.dirname, '../../fixtures/run-fail');
+
+const planted: Finding[] = [
+  {
+    counter: 'duplicates',
+    n: 1,
+    total: 3,
+    event: { p: 2, seq: 4100 },
+    range: { from: 4100, to: 4103 },
+    objects: [
+      { key: 'runs/q/subtask=1/epoch=1/chk=7.jsonl', line: 12, subtask: 1, epoch: 1, checkpoint: 7, firstSeen: null },
+      { key: 'runs/q/subtask=1/epoch=2/chk=9.jsonl', line: 1, subtask: 1, epoch: 2, checkpoint: 9, firstSeen: '2026-08-21T10:16:40.000Z' },
+    ],
+    detail: 'event (2, 4100) and the next 2 committed in runs/q/subtask=1/epoch=1/chk=7.jsonl and again in runs/q/subtask=1/epoch=2/chk=9.jsonl',
+    cause: {
+      checkpoint: { id: 9, at: '2026-08-21T10:16:30.000Z', epoch: 2 },
+      faults: [{ faultId: 'f002', kind: 'partition', target: 'worker-3', landed: '2026-08-21T10:16:10.000Z', recovered: '2026-08-21T10:16:25.000Z', beforeCheckpointS: 20 }],
+      epochChange: { epoch: 2, previousEpoch: 1, firstCheckpoint: 9, at: '2026-08-21T10:16:30.000Z' },
+    },
+  },
+];
+
+t.test('the report gets a Findings section and junit the sentence, from a planted findings.jsonl', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-rep-findings-'));
+  cpSync(FIXTURE, dir, { recursive: true });
+  t.notMatch(renderReport(dir), /## Findings\n\nThe first anomalies/, 'no findings.jsonl: no table');
+  writeFindings(path.join(dir, 'findings.jsonl'), planted);
+  writeReports(dir);
+  const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
+  t.match(md, /## Findings/);
+  t.match(md, /\| duplicates 1\/3 \| \(2, 4100\) … 4102 \| runs\/q\/subtask=1\/epoch=1\/chk=7\.jsonl:12 \(epoch 1, chk 7, subtask 1\) and runs\/q\/subtask=1\/epoch=2\/chk=9\.jsonl:1 \(epoch 2, chk 9, subtask 1\) \| f002 partition worker-3, 20 s before chk 9 \| epoch 2 \(from 1\) from chk 9 \|/);
+  t.match(md, /- duplicates = 3 \(1 finding kept\): first, event \(2, 4100\).* nearest fault before its checkpoint 9 completed is f002 \(partition on worker-3\), landed 20 s earlier/);
+  const junit = readFileSync(path.join(dir, 'junit.xml'), 'utf8');
+  t.match(junit, /<testcase name="duplicates"[^>]*>\s*<failure message="duplicates = 3 \(1 finding kept\): first, event \(2, 4100\)[^"]*f002 \(partition on worker-3\)/);
+  t.match(junit, /<testcase name="gaps"[^>]*>\s*<system-out>recount 0[^<]*<\/system-out>\s*<\/testcase>/, 'a zero counter still passes');
+});
