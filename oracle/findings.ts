@@ -131,10 +131,17 @@ export class FindingsCollector {
     const objAt = (o: Obj, p: number, seq: number): FindingObject => ({ key: o.key, line: FindingsCollector.lineOf(o, p, seq), ...placeOfKey(o.key), firstSeen: firstSeen.get(o.key) ?? null });
     // Object order: by key, so the findings do not depend on the fetch order.
     const objs = [...this.#objects].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const partitions = Math.max(produced.length, ...objs.flatMap((o) => o.runs.filter((_, i) => i % 3 === 0).map((p) => p + 1)));
-    for (let p = 0; p < partitions; p++) {
-      const iv: { from: number; to: number; o: Obj }[] = [];
-      for (const o of objs) for (let r = 0; r + 2 < o.runs.length; r += 3) if (o.runs[r] === p) iv.push({ from: o.runs[r + 1]!, to: o.runs[r + 1]! + o.runs[r + 2]!, o });
+    // The intervals of each partition, one pass over the objects (no spread: a bucket may hold 10^5 objects).
+    const byPartition: { from: number; to: number; o: Obj }[][] = Array.from({ length: produced.length }, () => []);
+    for (const o of objs) {
+      for (let r = 0; r + 2 < o.runs.length; r += 3) {
+        const p = o.runs[r]!;
+        while (byPartition.length <= p) byPartition.push([]);
+        byPartition[p]!.push({ from: o.runs[r + 1]!, to: o.runs[r + 1]! + o.runs[r + 2]!, o });
+      }
+    }
+    for (let p = 0; p < byPartition.length; p++) {
+      const iv = byPartition[p]!;
       iv.sort((a, b) => a.from - b.from || a.to - b.to);
       // Duplicates: each interval overlapping what earlier intervals already cover.
       let coverEnd = 0;
