@@ -11,7 +11,8 @@ const command: Command = {
   description: `Runs the campaign on the live rig (rig up first, or --inventory FILE to deploy onto
 real hosts). Every host must answer over SSH with its pinned host key before anything is
 touched. Evidence goes to runs/<run-id>/ as the run goes: chaos.jsonl, samples.jsonl,
-ledger.jsonl, logs/, recount.json, verdict.json, report.md, timeline.svg, junit.xml.
+ledger.jsonl, logs/, run.log, recount.json, findings.jsonl, verdict.json, report.md,
+timeline.svg, junit.xml.
 Ctrl-C heals every active fault, collects the logs and marks the run ABORTED.
 The harness's own log goes to runs/<run-id>/run.log as well as the terminal.
 --replay runs/<id> runs that run's exact stored schedule (campaign.resolved.json and

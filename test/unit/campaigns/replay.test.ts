@@ -53,3 +53,24 @@ t.test('a directory without a stored schedule, or a broken plan, is refused with
   writeFileSync(path.join(dir, 'plan.json'), JSON.stringify([{ id: 'f001', kind: 'meteor', atS: 1 }]));
   t.throws(() => loadStoredRun(dir), /unknown fault kind/);
 });
+
+t.test('the CLI refuses bad replay and shrink inputs with 254 before touching any rig', async (t) => {
+  const { spawnSync } = await import('node:child_process');
+  const repo = path.join(import.meta.dirname, '../../..');
+  const cli = path.join(repo, 'bin', 'clink-qual.ts');
+  const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: repo, encoding: 'utf8', timeout: 60_000, env: { ...process.env, CLINK_QUAL_RUNS: mkdtempSync(path.join(os.tmpdir(), 'cq-runs-')) } });
+  const cases: [string[], RegExp][] = [
+    [['campaign', 'run', '--replay', 'test/fixtures/run-fail', '--faults', 'f999'], /not in quick-20260821-113000's plan: f999/],
+    [['campaign', 'run', '--replay', 'test/fixtures/run-fail', 'campaigns/quick.yaml'], /not both/],
+    [['campaign', 'run', '--soak-s', '30', 'campaigns/quick.yaml'], /go with --replay/],
+    [['campaign', 'run', '--replay', 'test/fixtures/run-fail', '--soak-s', '301'], /--soak-s: .*\(300\)/],
+    [['campaign', 'shrink', 'test/fixtures/run-pass'], /PASS, not FAIL: nothing to shrink/],
+    [['campaign', 'shrink', 'test/fixtures/run-aborted'], /only a finished FAILed run/],
+    [['campaign', 'shrink', 'test/fixtures/run-fail', '--counter', 'gaps'], /did not raise gaps/],
+  ];
+  for (const [args, msg] of cases) {
+    const r = run(...args);
+    t.equal(r.status, 254, args.join(' '));
+    t.match(r.stderr, msg);
+  }
+});
