@@ -283,8 +283,13 @@ export const storeTamper: FaultPackage = {
         // An integrity stop is the correct reaction; the campaign goes on once what stopped runs again.
         const restarted: { host: string; role: string; pid: number | null }[] = [];
         if (reaction === 'integrity-stop') {
-          for (const p of await ctx.engine.processes()) {
-            if (p.pid !== null) continue;
+          // The stop is recorded before the process exits: wait (briefly) until it is down.
+          let down: Awaited<ReturnType<typeof ctx.engine.processes>> = [];
+          for (let i = 0; i < 30 && down.length === 0; i++) {
+            down = (await ctx.engine.processes()).filter((p) => p.pid === null);
+            if (down.length === 0) await sleep(500);
+          }
+          for (const p of down) {
             const r = await ctx.engine.restart(p.host, p.role);
             restarted.push({ host: r.host, role: r.role, pid: r.pid });
           }
