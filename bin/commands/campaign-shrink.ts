@@ -67,7 +67,8 @@ written), 254 bad input (not a FAILed run), 255 internal error.`,
     const lock = typeof values['rig-lock'] === 'string' ? values['rig-lock'] : undefined;
     const shrinkDir = path.join(dir, 'shrink');
     mkdirSync(shrinkDir, { recursive: true });
-    const cli = path.join(repoRoot, 'clink-qual');
+    // CLINK_QUAL_SHRINK_CLI: another executable taking the same arguments (the command's test uses a fake rig).
+    const cli = process.env.CLINK_QUAL_SHRINK_CLI ?? path.join(repoRoot, 'clink-qual');
     let interrupted = false;
     const onInt = () => {
       interrupted = true;
