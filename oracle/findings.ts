@@ -43,8 +43,12 @@ export interface FaultWindow {
 }
 
 export interface FindingCause {
-  /** The checkpoint the object belongs to and when it completed (null when not recorded). */
-  checkpoint: { id: number; at: string | null; epoch: number | null };
+  /**
+   * The checkpoint the object belongs to and when it completed. When checkpoints.jsonl has no
+   * completion for it (an aborted checkpoint, a zombie's commit), `at` is the next recorded
+   * completion's time and `timeOf` that checkpoint's id; null when there is none.
+   */
+  checkpoint: { id: number; at: string | null; epoch: number | null; timeOf?: number };
   /** Faults that landed before that checkpoint completed, nearest first (at most 3). */
   faults: FaultWindow[];
   /** The object's epoch and where it began: its first recorded checkpoint. */
@@ -243,7 +247,8 @@ export function attributeCauses(findings: Finding[], runDir: string, first = 3):
   }
   const byId = new Map(cps.map((c) => [c.id, c]));
   const epochStart = new Map<number, CheckpointLine>();
-  for (const c of [...cps].sort((a, b) => a.id - b.id)) if (c.epoch !== undefined && !epochStart.has(c.epoch)) epochStart.set(c.epoch, c);
+  const sortedCps = [...cps].sort((a, b) => a.id - b.id);
+  for (const c of sortedCps) if (c.epoch !== undefined && !epochStart.has(c.epoch)) epochStart.set(c.epoch, c);
   const seen = new Map<string, number>();
   return findings.map((f) => {
     const n = (seen.get(f.counter) ?? 0) + 1;
@@ -253,7 +258,8 @@ export function attributeCauses(findings: Finding[], runDir: string, first = 3):
     const obj = f.counter === 'duplicates' ? f.objects[f.objects.length - 1] : f.objects[0];
     if (!obj || obj.checkpoint === null) return f;
     const cp = byId.get(obj.checkpoint);
-    const at = cp?.at ?? null;
+    const next = cp ? undefined : sortedCps.find((c) => c.id > obj.checkpoint! && c.at);
+    const at = cp?.at ?? next?.at ?? null;
     const atMs = at ? Date.parse(at) : NaN;
     const faults: FaultWindow[] = [];
     if (Number.isFinite(atMs)) {
@@ -271,7 +277,7 @@ export function attributeCauses(findings: Finding[], runDir: string, first = 3):
     return {
       ...f,
       cause: {
-        checkpoint: { id: obj.checkpoint, at, epoch: cp?.epoch ?? obj.epoch },
+        checkpoint: { id: obj.checkpoint, at, epoch: cp?.epoch ?? obj.epoch, ...(next ? { timeOf: next.id } : {}) },
         faults: faults.slice(0, 3),
         epochChange: epoch === null ? null : { epoch, previousEpoch: prevEpochs.length ? Math.max(...prevEpochs) : null, firstCheckpoint: start?.id ?? null, at: start?.at ?? null },
       },
@@ -302,8 +308,10 @@ export function describeCounter(counter: CounterName, fs: readonly Finding[]): s
   const near = f.cause?.faults[0];
   const cause = f.cause
     ? near
-      ? `; the nearest fault before its checkpoint ${f.cause.checkpoint.id} completed is ${near.faultId} (${near.kind}${near.point ? ` ${near.point}` : ''}${near.target ? ` on ${near.target}` : ''}), landed ${near.beforeCheckpointS} s earlier${near.recovered ? '' : ' and never recovered'}`
-      : `; no fault landed before its checkpoint ${f.cause.checkpoint.id} completed`
+      ? `; the nearest fault before its checkpoint ${f.cause.checkpoint.id}${f.cause.checkpoint.timeOf !== undefined ? ` (not recorded as completed; timed by checkpoint ${f.cause.checkpoint.timeOf})` : ''} completed is ${near.faultId} (${near.kind}${near.point ? ` ${near.point}` : ''}${near.target ? ` on ${near.target}` : ''}), landed ${near.beforeCheckpointS} s earlier${near.recovered ? '' : ' and never recovered'}`
+      : f.cause.checkpoint.at === null
+        ? `; checkpoint ${f.cause.checkpoint.id} has no recorded completion, so no fault is placed before it`
+        : `; no fault landed before its checkpoint ${f.cause.checkpoint.id} completed`
     : '';
   const epoch = f.cause?.epochChange ? `; the object is in epoch ${f.cause.epochChange.epoch}${f.cause.epochChange.firstCheckpoint !== null ? `, which began at checkpoint ${f.cause.epochChange.firstCheckpoint}` : ''}` : '';
   return `${counter} = ${f.total.toLocaleString('en-US')} (${fs.length} finding${fs.length === 1 ? '' : 's'} kept): first, ${f.detail} — at ${where}${cause}${epoch}.`;

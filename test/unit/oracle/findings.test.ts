@@ -96,3 +96,16 @@ t.test('verify RUN_DIR never overwrites a stored recount; findings go beside the
   t.equal(findingsPathFor(path.join(dir, 'recount.json')), path.join(dir, 'findings.jsonl'));
   t.equal(findingsPathFor(p), path.join(dir, 'findings.verify-20261203T073000.jsonl'));
 });
+
+t.test('an object of a checkpoint with no recorded completion is timed by the next completed one', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-findings-'));
+  writeFileSync(path.join(dir, 'checkpoints.jsonl'), [{ id: 3, epoch: 1, at: '2026-12-03T07:00:10.000Z' }, { id: 6, epoch: 2, at: '2026-12-03T07:00:30.000Z' }].map((x) => JSON.stringify(x)).join('\n') + '\n');
+  writeFileSync(path.join(dir, 'chaos.jsonl'), JSON.stringify({ t: '2026-12-03T07:00:20.000Z', faultId: 'f001', kind: 'partition', target: 'worker-1', phase: 'landed' }) + '\n');
+  const c = new FindingsCollector();
+  c.add(K(0, 1, 3), body([0, 0, 10]));
+  c.add(K(0, 1, 4), body([0, 5, 10]));
+  const [f] = attributeCauses(c.finish(counters({ duplicates: 5 }), [15]), dir);
+  t.same(f!.cause!.checkpoint, { id: 4, at: '2026-12-03T07:00:30.000Z', epoch: 1, timeOf: 6 });
+  t.same(f!.cause!.faults.map((w) => [w.faultId, w.beforeCheckpointS, w.recovered]), [['f001', 10, null]]);
+  t.match(describeCounter('duplicates', [f!]), /checkpoint 4 \(not recorded as completed; timed by checkpoint 6\) completed is f001 .* and never recovered/);
+});
