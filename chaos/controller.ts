@@ -192,13 +192,25 @@ export class ChaosController {
     }
   }
 
+  /**
+   * When the first checkpoint after `t` (the heal) completed, or null past the deadline. The
+   * engine stamps its checkpoints with its own wall clock, which a clock-step fault may have
+   * moved either way: a stamp is taken only when it lies between the heal and now (1 s of
+   * slack between hosts). Otherwise a checkpoint counts when its id is above the last one seen
+   * at the first poll, and its time is when it was seen (within a poll interval).
+   */
   private async nextCheckpointAfter(t: number): Promise<number | null> {
     const deadline = t + this.opts.recoveryDeadlineS * 1000;
+    let baseline: number | null | undefined;
     while (Date.now() < deadline && !this.opts.signal.aborted) {
       try {
         const h = await this.opts.ctx.engine.health();
-        const last = h.lastCompletedAt ? Date.parse(h.lastCompletedAt) : 0;
-        if (last > t) return last;
+        const now = Date.now();
+        const at = h.lastCompletedAt ? Date.parse(h.lastCompletedAt) : Number.NaN;
+        if (at > t && at <= now + 1000) return at;
+        const id = h.lastCompletedCheckpointId ?? null;
+        if (baseline === undefined) baseline = id;
+        else if (id !== null && (baseline === null || id > baseline)) return now;
       } catch {
         /* the coordinator may be restarting; keep polling */
       }

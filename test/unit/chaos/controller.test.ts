@@ -150,3 +150,14 @@ t.test('a heal that throws is recorded as heal-failed, never as healed, and does
   t.equal(phases(records).filter((x) => x === 'f1:heal-failed').length, 2);
   t.equal(phases(records).filter((x) => x === 'f1:healed').length, 0);
 });
+
+t.test('recovery is measured on the harness clock when the engine stamps checkpoints with a stepped clock', async (t) => {
+  let id = 10;
+  // The engine's clock is 300 s ahead (a clock step): every stamp lies in the future.
+  const health = async () => ({ lastCompletedCheckpointId: id++, lastCompletedAt: new Date(Date.now() + 300_000).toISOString() });
+  const { controller, records } = harness({ 'worker-kill': { kind: 'worker-kill', label: 'k', inject: async () => ({ evidence: {}, ...healOnly }) } }, { health });
+  await controller.runOne(step('g1', 'worker-kill', { composition: undefined }));
+  const rec = records.find((r) => r.phase === 'recovered');
+  t.ok(rec, 'recovered once a newer checkpoint id was seen');
+  t.ok(rec!.recoveryS! >= 0 && rec!.recoveryS! < 5, `recovery ${rec!.recoveryS} s, not the 300 s of the engine's stepped clock`);
+});
