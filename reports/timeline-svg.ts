@@ -43,7 +43,7 @@ const SERIES_COLOURS: Record<string, string> = {
   'rss:worker': '#d62728',
   'rss:coordinator': '#9467bd',
   'rss:broker': '#8c6d31',
-  'rss:store': '#8c564b',
+  'rss:store': '#e377c2',
   'disk:store': '#1f77b4',
   'disk:broker': '#17becf',
 };
