@@ -180,6 +180,26 @@ export class ResourceSampler {
     const errors: string[] = [];
     const timeoutMs = o.hostTimeoutMs ?? Math.min(10_000, Math.max(2000, o.intervalMs));
     const hosts = o.rig.hosts;
+    // The listing runs beside the host probes, bounded by the same deadline: a paused store
+    // makes it an error of this sample, never a late sample.
+    const lagP = (async (): Promise<ResourceSample['oracleLag']> => {
+      if (!o.listObjects || !o.oracleObjects) return undefined;
+      const judged = o.oracleObjects();
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const listed = await Promise.race([
+          o.listObjects(),
+          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs))),
+        ]);
+        const last = o.oracleLastSampleAt?.();
+        return { listed, judged, unjudged: Math.max(0, listed - judged), ...(last ? { lastSampleAgeS: Math.round((Date.now() - Date.parse(last)) / 100) / 10 } : {}) };
+      } catch (err) {
+        errors.push(`oracle lag: listing failed: ${errMsg(err)}`);
+        return undefined;
+      } finally {
+        clearTimeout(timer);
+      }
+    })();
     const probes = await Promise.all(
       hosts.map(async (h) => {
         try {
@@ -193,22 +213,7 @@ export class ResourceSampler {
         }
       }),
     );
-    let lag: ResourceSample['oracleLag'];
-    if (o.listObjects && o.oracleObjects) {
-      try {
-        const judgedBefore = o.oracleObjects();
-        const listed = await o.listObjects();
-        const last = o.oracleLastSampleAt?.();
-        lag = {
-          listed,
-          judged: judgedBefore,
-          unjudged: Math.max(0, listed - judgedBefore),
-          ...(last ? { lastSampleAgeS: Math.round((Date.now() - Date.parse(last)) / 100) / 10 } : {}),
-        };
-      } catch (err) {
-        errors.push(`oracle lag: listing failed: ${errMsg(err)}`);
-      }
-    }
+    const lag = await lagP;
     const now = Date.now();
     const processes: ProcessResources[] = [];
     const disks: ResourceSample['disks'] = [];

@@ -207,3 +207,23 @@ t.test('the verdict: an exhausting trend is a warning on a PASS, never a reason'
   t.equal(v.warnings.filter((w) => w.startsWith('resources: the memory of machine m1')).length, 1);
   t.same(decideVerdict({ ...input, resources: samples(30, 65536 * MiB, 1024 * MiB, 0, 0, 50_000 * MiB) }).warnings, [], 'no warning for a flat trend');
 });
+
+t.test('a listing that does not answer (a paused store) is an error of the sample, bounded by the deadline', async (t) => {
+  const store = hostDir(t, 'store', ['store']);
+  const rig = { hosts: [store], kafka: { version: '4.1.1' } } as unknown as RigState;
+  const sampler = new ResourceSampler({
+    rig,
+    remote: () => localRemote(store),
+    path: path.join(store.dataDir, 'resources.jsonl'),
+    intervalMs: 1000,
+    hostTimeoutMs: 500,
+    produced: () => 0,
+    judged: () => 0,
+    listObjects: () => new Promise<number>(() => {}),
+    oracleObjects: () => 0,
+  });
+  const s = await sampler.sample();
+  t.equal(s.oracleLag, undefined);
+  t.match(s.errors.join('\n'), /oracle lag: listing failed: no answer within 0\.5 s/);
+  t.ok(s.durationS < 2, `the sample took ${s.durationS} s`);
+});
