@@ -52,7 +52,9 @@ export function faultStates(chaos: ChaosRecord[]) {
   const recovered = new Set<string>();
   const notLanded = new Set<string>();
   const notRecovered = new Set<string>();
+  const healFailed = new Set<string>();
   for (const r of chaos) {
+    if (r.phase === 'heal-failed') healFailed.add(r.faultId);
     if (r.phase === 'landed') landed.add(r.faultId);
     if (r.phase === 'recovered') recovered.add(r.faultId);
     if (r.phase === 'not-landed') notLanded.add(r.faultId);
@@ -68,9 +70,7 @@ export function uncoveredPoints(chaos: ChaosRecord[], mandatory: readonly string
   return mandatory.filter((p) => !covered.has(p));
 }
 
-  const healFailed = new Set<string>();
 export function decideVerdict(input: VerdictInput): Verdict {
-    if (r.phase === 'heal-failed') healFailed.add(r.faultId);
   const reasons: string[] = [];
   const warnings: string[] = [];
   // Store-tamper: mutations on the keys the harness tampered with, inside its window, are
