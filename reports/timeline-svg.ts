@@ -248,7 +248,8 @@ export function renderTimelineSvg(ev: RunEvidence): string {
   if (unlabelled) items.push(`<text x="${x}" y="${ly + 4}">${fmtInt(unlabelled)} fault id${unlabelled === 1 ? '' : 's'} not written (too close to the previous one): see the report's fault log</text>`);
   ly += 22;
   let kx = M.left;
-  for (const k of FAULT_KINDS) {
+  // The kinds this run planned or landed (eleven kinds with zeros would bury the ones that matter).
+  for (const k of FAULT_KINDS.filter((x) => landed.some((o) => o.kind === x) || (ev.plan ?? []).some((f) => f.kind === x))) {
     const n = landed.filter((o) => o.kind === k).length;
     if (kx + 110 > W) {
       kx = M.left;
