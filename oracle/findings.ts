@@ -45,10 +45,12 @@ export interface FaultWindow {
 export interface FindingCause {
   /**
    * The checkpoint the object belongs to and when it completed. When checkpoints.jsonl has no
-   * completion for it (an aborted checkpoint, a zombie's commit), `at` is the next recorded
-   * completion's time and `timeOf` that checkpoint's id; null when there is none.
+   * completion for it (an aborted checkpoint, or an id a fenceless zombie invented), `at` is
+   * the earlier of the next recorded completion (`timeOf` its id) and the oracle's first
+   * sight of the object (`timedBy`), both times by which the object existed; null when
+   * there is neither.
    */
-  checkpoint: { id: number; at: string | null; epoch: number | null; timeOf?: number };
+  checkpoint: { id: number; at: string | null; epoch: number | null; timeOf?: number; timedBy?: 'next checkpoint' | 'oracle first sight' };
   /** Faults that landed before that checkpoint completed, nearest first (at most 3). */
   faults: FaultWindow[];
   /** The object's epoch and where it began: its first recorded checkpoint. */
@@ -258,8 +260,10 @@ export function attributeCauses(findings: Finding[], runDir: string, first = 3):
     const obj = f.counter === 'duplicates' ? f.objects[f.objects.length - 1] : f.objects[0];
     if (!obj || obj.checkpoint === null) return f;
     const cp = byId.get(obj.checkpoint);
-    const next = cp ? undefined : sortedCps.find((c) => c.id > obj.checkpoint! && c.at);
-    const at = cp?.at ?? next?.at ?? null;
+    const nextCp = cp ? undefined : sortedCps.find((c) => c.id > obj.checkpoint! && c.at);
+    const seenFirst = !cp && obj.firstSeen !== null && (!nextCp || Date.parse(obj.firstSeen) < Date.parse(nextCp.at!));
+    const next = seenFirst ? undefined : nextCp;
+    const at = cp?.at ?? (seenFirst ? obj.firstSeen : next?.at) ?? null;
     const atMs = at ? Date.parse(at) : NaN;
     const faults: FaultWindow[] = [];
     if (Number.isFinite(atMs)) {
@@ -277,7 +281,7 @@ export function attributeCauses(findings: Finding[], runDir: string, first = 3):
     return {
       ...f,
       cause: {
-        checkpoint: { id: obj.checkpoint, at, epoch: cp?.epoch ?? obj.epoch, ...(next ? { timeOf: next.id } : {}) },
+        checkpoint: { id: obj.checkpoint, at, epoch: cp?.epoch ?? obj.epoch, ...(next ? { timeOf: next.id, timedBy: 'next checkpoint' as const } : {}), ...(seenFirst ? { timedBy: 'oracle first sight' as const } : {}) },
         faults: faults.slice(0, 3),
         epochChange: epoch === null ? null : { epoch, previousEpoch: prevEpochs.length ? Math.max(...prevEpochs) : null, firstCheckpoint: start?.id ?? null, at: start?.at ?? null },
       },
@@ -308,7 +312,7 @@ export function describeCounter(counter: CounterName, fs: readonly Finding[]): s
   const near = f.cause?.faults[0];
   const cause = f.cause
     ? near
-      ? `; the nearest fault before its checkpoint ${f.cause.checkpoint.id}${f.cause.checkpoint.timeOf !== undefined ? ` (not recorded as completed; timed by checkpoint ${f.cause.checkpoint.timeOf})` : ''} completed is ${near.faultId} (${near.kind}${near.point ? ` ${near.point}` : ''}${near.target ? ` on ${near.target}` : ''}), landed ${near.beforeCheckpointS} s earlier${near.recovered ? '' : ' and never recovered'}`
+      ? `; the nearest fault before its checkpoint ${f.cause.checkpoint.id}${f.cause.checkpoint.timeOf !== undefined ? ` (not recorded as completed; timed by checkpoint ${f.cause.checkpoint.timeOf})` : f.cause.checkpoint.timedBy === 'oracle first sight' ? ' (not recorded as completed; timed by the oracle\'s first sight of the object)' : ''} completed is ${near.faultId} (${near.kind}${near.point ? ` ${near.point}` : ''}${near.target ? ` on ${near.target}` : ''}), landed ${near.beforeCheckpointS} s earlier${near.recovered ? '' : ' and never recovered'}`
       : f.cause.checkpoint.at === null
         ? `; checkpoint ${f.cause.checkpoint.id} has no recorded completion, so no fault is placed before it`
         : `; no fault landed before its checkpoint ${f.cause.checkpoint.id} completed`

@@ -105,7 +105,24 @@ t.test('an object of a checkpoint with no recorded completion is timed by the ne
   c.add(K(0, 1, 3), body([0, 0, 10]));
   c.add(K(0, 1, 4), body([0, 5, 10]));
   const [f] = attributeCauses(c.finish(counters({ duplicates: 5 }), [15]), dir);
-  t.same(f!.cause!.checkpoint, { id: 4, at: '2026-12-03T07:00:30.000Z', epoch: 1, timeOf: 6 });
+  t.same(f!.cause!.checkpoint, { id: 4, at: '2026-12-03T07:00:30.000Z', epoch: 1, timeOf: 6, timedBy: 'next checkpoint' });
   t.same(f!.cause!.faults.map((w) => [w.faultId, w.beforeCheckpointS, w.recovered]), [['f001', 10, null]]);
   t.match(describeCounter('duplicates', [f!]), /checkpoint 4 \(not recorded as completed; timed by checkpoint 6\) completed is f001 .* and never recovered/);
+});
+
+t.test('a zombie commit (an invented checkpoint id, no later completion) is timed by the oracle\'s first sight of the object', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-findings-'));
+  writeFileSync(path.join(dir, 'checkpoints.jsonl'), JSON.stringify({ id: 3, epoch: 1, at: '2026-12-03T07:00:10.000Z' }) + '\n');
+  writeFileSync(path.join(dir, 'chaos.jsonl'), [
+    { t: '2026-12-03T07:00:20.000Z', faultId: 'f001', kind: 'partition', target: 'worker-1', phase: 'landed' },
+    { t: '2026-12-03T07:00:50.000Z', faultId: 'f002', kind: 'worker-kill', target: 'worker-2', phase: 'landed' },
+  ].map((x) => JSON.stringify(x)).join('\n') + '\n');
+  const zombie = K(0, 1, 1_000_000_007);
+  const c = new FindingsCollector();
+  c.add(K(0, 1, 3), body([0, 0, 10]));
+  c.add(zombie, body([0, 5, 10]));
+  const [f] = attributeCauses(c.finish(counters({ duplicates: 5 }), [15], new Map([[zombie, '2026-12-03T07:00:35.000Z']])), dir);
+  t.same(f!.cause!.checkpoint, { id: 1_000_000_007, at: '2026-12-03T07:00:35.000Z', epoch: 1, timedBy: 'oracle first sight' });
+  t.same(f!.cause!.faults.map((w) => w.faultId), ['f001'], 'the kill after the object appeared is not a suspect');
+  t.match(describeCounter('duplicates', [f!]), /timed by the oracle's first sight of the object\) completed is f001 \(partition on worker-1\), landed 15 s earlier/);
 });
