@@ -344,7 +344,9 @@ export function shrinkReport(st: ShrinkState, minimalPlan: readonly PlannedFault
     '',
     `Counter: **${st.counter}**. The source schedule has ${st.units.length} units (${st.units.reduce((m, u) => m + u.faults.length, 0)} faults, compositions kept whole).`,
     '',
-    r?.complete
+    r?.complete && st.units.length === 1
+      ? `The schedule has a single unit, so there was nothing to remove: ${minimalPlan.map(describeFault).join('; ')}.`
+      : r?.complete
       ? `The failure needs only these faults: ${minimalPlan.map(describeFault).join('; ')}. Removing any one of these units made the failure go away (1-minimal by ddmin).`
       : `The search stopped early (${r?.stoppedBy ?? 'not finished'}); the smallest schedule shown to fail so far has these faults: ${minimalPlan.map(describeFault).join('; ')}. It is not shown to be minimal.`,
     '',

@@ -145,3 +145,14 @@ t.test('the loader takes an empty battery when compositions carry the faults, an
   t.same(planCampaign(ok).map((f) => [f.kind, f.atS, f.target]), [['worker-kill', 12, 'worker-2'], ['partition', 21, 'worker-1']], 'pinned times and targets');
   t.throws(() => parseCampaign(head + 'faults: []\n', 'none.yaml'), /none\.yaml:5: faults: a campaign schedules at least one fault/);
 });
+
+t.test('a one-unit schedule is already minimal: no candidate runs', async (t) => {
+  const stored = { ...loadStoredRun(FIXTURE) };
+  stored.plan = stored.plan.filter((f) => f.id === 'f002');
+  const rig = fakeRig(['f002']);
+  const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'cq-shrink-')), 'shrink');
+  const st = await shrink({ stored, dir, counter: 'duplicates', maxRuns: 5, maxTimeS: 60, marginS: 30, newRunId: (k) => `o-${k}`, ...rig, log: () => {} });
+  t.same(st.result?.minimal, ['f002']);
+  t.equal(rig.seen.length, 0);
+  t.match(readFileSync(path.join(dir, 'report.md'), 'utf8'), /single unit, so there was nothing to remove: f002 partition/);
+});
