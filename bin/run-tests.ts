@@ -108,6 +108,7 @@ if (rigFiles.length) {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  process.once('SIGHUP', onSignal);
   console.log('# rig install');
   if ((await run(node, [cli, 'rig', 'install'])) !== 0) {
     failed++;

@@ -13,7 +13,10 @@ real hosts). Every host must answer over SSH with its pinned host key before any
 touched. Evidence goes to runs/<run-id>/ as the run goes: chaos.jsonl, samples.jsonl,
 ledger.jsonl, logs/, run.log, recount.json, findings.jsonl, verdict.json, report.md,
 timeline.svg, junit.xml.
-Ctrl-C heals every active fault, collects the logs and marks the run ABORTED.
+Before the gate, a preflight heals what a crashed run left (iptables rules tagged clink-qual,
+stopped services) and checks every service; what it healed goes to preflight.json.
+Ctrl-C (SIGINT), SIGTERM and SIGHUP (a dropped SSH session) heal every active fault,
+collect the logs and mark the run ABORTED.
 The harness's own log goes to runs/<run-id>/run.log as well as the terminal.
 --replay runs/<id> runs that run's exact stored schedule (campaign.resolved.json and
 plan.json: seed, workload, mutant, fault times and targets) at the current revision;

@@ -8,7 +8,7 @@
  * the way a downstream reader would; after the drain a separate process recounts the
  * settled bucket from scratch; the verdict compares the two and lists every reason.
  *
- * On abort (SIGINT, SIGTERM, an error) every active fault is healed, the logs are still
+ * On abort (SIGINT, SIGTERM, SIGHUP, an error) every active fault is healed, the logs are still
  * collected, the run is marked ABORTED, and a report says so.
  */
 import { sleep } from '../../lib/sleep.ts';
@@ -43,6 +43,7 @@ import { MANDATORY_FAULT_POINTS } from '../types.ts';
 import { countPendingUploads } from './pending-uploads.ts';
 import { Progress } from './progress.ts';
 import { RunDir, checkRunId, newRunId } from './run-dir.ts';
+import { preflight } from './preflight.ts';
 import { decideVerdict } from './verdict.ts';
 import { ResourceSampler, readResources } from './resources.ts';
 import { RUN_PHASES, type RunPhase } from '../../lib/evidence.ts';
@@ -83,14 +84,6 @@ export function loadForRun(file: string, plug?: Engine): { campaign: ResolvedCam
   return { campaign, engine };
 }
 
-/** Checks every host answers over SSH with its pinned host key, before anything is touched. */
-async function preflight(rig: RigState, log: (l: string) => void): Promise<void> {
-  const results = await Promise.allSettled(rig.hosts.map((h) => remoteFor(h).exec('true', { timeoutMs: 15_000 })));
-  const bad = results.map((r, i) => (r.status === 'rejected' ? `${rig.hosts[i]!.name}: ${(r.reason as Error).message}` : null)).filter(Boolean);
-  if (bad.length) throw new QualError('HOST_UNREACHABLE', `the rig is not fit to run on; nothing was touched:\n  ${bad.join('\n  ')}`);
-  log(`preflight: all ${rig.hosts.length} hosts answer over SSH with their pinned host keys`);
-}
-
 export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   const progress = opts.progress ?? new Progress();
   // The harness's log: the terminal, and runs/<id>/run.log once the run directory exists (earlier lines are kept and written then).
@@ -126,7 +119,9 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
       rig = await rigUp({ log });
     }
   }
-  await preflight(rig, log);
+  // Preflight (campaigns/runner/preflight.ts): SSH with pinned keys, then heal what a crashed
+  // controller left (tagged rules, paused services) and check every service before the gate.
+  const pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log);
   const credentials = readStoreCredentials(rig);
 
   const runId = opts.runId ?? newRunId(campaign.name + (mutant !== 'none' ? `-${mutant}` : ''));
@@ -134,6 +129,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   runLog = run.path('run.log');
   appendFileSync(runLog, earlyLog.join(''));
   log(`run ${runId}: evidence in ${run.dir}`);
+  run.writeJson('preflight.json', pre);
   const startedAt = new Date().toISOString();
   const topic = `cq-${runId}`.slice(0, 200);
   const prefix = `runs/${runId}/`;
@@ -166,7 +162,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   };
   run.writeJson('provenance.json', provenance);
 
-  // Abort: a signal from outside, SIGINT or SIGTERM.
+  // Abort: a signal from outside, SIGINT, SIGTERM or SIGHUP (the operator's SSH session dropped).
   const abort = new AbortController();
   let abortReason: string | undefined;
   const onSignal = (sig: string) => () => {
@@ -177,8 +173,10 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   };
   const onInt = onSignal('SIGINT');
   const onTerm = onSignal('SIGTERM');
+  const onHup = onSignal('SIGHUP');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
+  process.on('SIGHUP', onHup);
   opts.signal?.addEventListener('abort', () => {
     abortReason ??= String(opts.signal?.reason ?? 'aborted');
     abort.abort();
@@ -467,6 +465,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   }
   process.off('SIGINT', onInt);
   process.off('SIGTERM', onTerm);
+  process.off('SIGHUP', onHup);
   progress.end();
   await closeAllRemotes().catch(() => {});
   if (fatal && !(fatal instanceof QualError && fatal.code === 'ABORTED')) log(`the run ended early: ${(fatal as Error).message}`);

@@ -1,0 +1,107 @@
+/**
+ * Preflight: before anything of a run is deployed, the rig must be the rig, not what a
+ * crashed controller left behind. A controller killed by SIGKILL, the OOM killer or a
+ * lost SSH session (SIGHUP before it was trapped) cannot heal its faults, so the next run
+ * would start inside them: a tagged iptables rule still dropping a worker's traffic, a
+ * broker or the store still SIGSTOPped.
+ *
+ *   1. every host answers over SSH with its pinned host key (nothing touched otherwise);
+ *   2. heal everything of ours (rig/faults.ts healAll: iptables rules tagged clink-qual,
+ *      paused services resumed, disk ballast removed, a stepped engine clock reset);
+ *   3. check, until a deadline, that it holds: no clink-qual rule left on any host, no
+ *      stopped (T) process among the services, every broker running and registered with a
+ *      quorum leader, the store's service running and answering health/live.
+ *
+ * What was healed and what was checked is returned for the run's evidence (preflight.json);
+ * a rig that cannot be brought back fails the run before the gate (PRECONDITION, exit 2).
+ */
+import { QualError } from '../../lib/errors.ts';
+import { healAll } from '../../rig/faults.ts';
+import { kafkaHealth, KAFKA_SERVICE } from '../../rig/kafka.ts';
+import { waitFor } from '../../rig/process.ts';
+import type { Remote } from '../../rig/remote.ts';
+import { listServices } from '../../rig/services.ts';
+import { storeLive, STORE_SERVICE } from '../../rig/store.ts';
+import type { RigState } from '../../rig/types.ts';
+
+export type HealedHost = Awaited<ReturnType<typeof healAll>>[number];
+
+export interface PreflightCheck {
+  name: string;
+  passed: boolean;
+  evidence: string;
+}
+
+export interface PreflightResult {
+  t: string;
+  /** Per host: what the heal removed or resumed (rules, resumed services, ballast, clock). */
+  healed: HealedHost[];
+  /** True when the heal found anything left over (a crashed controller's faults). */
+  leftovers: boolean;
+  checks: PreflightCheck[];
+}
+
+/** The rig's state after the heal: one check per condition, with what shows it. */
+export async function rigChecks(rig: RigState, remote: (hostName: string) => Remote): Promise<PreflightCheck[]> {
+  const perHost = await Promise.all(
+    rig.hosts.map(async (h) => {
+      const r = remote(h.name);
+      const rules = await r.exec(`command -v iptables >/dev/null || { echo 0; exit 0; }; iptables -w 5 -S | grep -c -- clink-qual || true`, { check: false, timeoutMs: 15_000 });
+      return { host: h.name, rules: Number(rules.stdout.trim()) || 0, services: await listServices(r) };
+    }),
+  );
+  const checks: PreflightCheck[] = [];
+  const withRules = perHost.filter((x) => x.rules > 0);
+  checks.push({
+    name: 'no clink-qual iptables rule',
+    passed: withRules.length === 0,
+    evidence: withRules.length ? withRules.map((x) => `${x.host}: ${x.rules} rule(s)`).join(', ') : `iptables -S on ${perHost.length} hosts: none tagged clink-qual`,
+  });
+  const stopped = perHost.flatMap((x) => x.services.filter((s) => s.state === 'paused').map((s) => `${x.host}/${s.name} (pid ${s.pid})`));
+  checks.push({ name: 'no stopped process', passed: stopped.length === 0, evidence: stopped.length ? `stopped (T): ${stopped.join(', ')}` : 'no service in state T' });
+  const brokerDown = rig.kafka.brokers.filter((b) => perHost.find((x) => x.host === b.host)?.services.find((s) => s.name === KAFKA_SERVICE)?.state !== 'running');
+  const health = await kafkaHealth(rig.kafka, 5000);
+  const unregistered = rig.kafka.brokers.filter((b) => !health.brokers.includes(b.nodeId));
+  checks.push({
+    name: 'every broker up',
+    passed: brokerDown.length === 0 && unregistered.length === 0 && health.quorum !== null && health.quorum.leaderId >= 0,
+    evidence:
+      brokerDown.length || unregistered.length || !health.quorum
+        ? `not running: ${brokerDown.map((b) => b.host).join(', ') || 'none'}; not registered: ${unregistered.map((b) => b.nodeId).join(', ') || 'none'}; quorum leader: ${health.quorum?.leaderId ?? 'none'}${health.error ? ` (${health.error})` : ''}`
+        : `brokers ${health.brokers.join(', ')} registered, quorum leader ${health.quorum!.leaderId}`,
+  });
+  const storeSvc = perHost.find((x) => x.host === rig.store.host)?.services.find((s) => s.name === STORE_SERVICE);
+  const live = await storeLive(rig.store.endpoint, 3000);
+  checks.push({
+    name: 'store answering',
+    passed: storeSvc?.state === 'running' && live,
+    evidence: `${rig.store.host}/${STORE_SERVICE} ${storeSvc?.state ?? 'not found'}; ${rig.store.endpoint}/minio/health/live ${live ? 'answered 200' : 'did not answer 200'}`,
+  });
+  return checks;
+}
+
+export async function preflight(rig: RigState, remote: (hostName: string) => Remote, log: (l: string) => void, opts: { deadlineMs?: number } = {}): Promise<PreflightResult> {
+  const reach = await Promise.allSettled(rig.hosts.map((h) => remote(h.name).exec('true', { timeoutMs: 15_000 })));
+  const bad = reach.map((r, i) => (r.status === 'rejected' ? `${rig.hosts[i]!.name}: ${(r.reason as Error).message}` : null)).filter(Boolean);
+  if (bad.length) throw new QualError('HOST_UNREACHABLE', `the rig is not fit to run on; nothing was touched:\n  ${bad.join('\n  ')}`);
+  log(`preflight: all ${rig.hosts.length} hosts answer over SSH with their pinned host keys`);
+
+  const healed = await healAll(rig, remote);
+  const failedHeal = healed.filter((h) => h.error);
+  if (failedHeal.length) throw new QualError('PRECONDITION', `preflight: could not heal what an earlier run left behind:\n  ${failedHeal.map((h) => `${h.host}: ${h.error}`).join('\n  ')}`, { healed });
+  const left = healed.filter((h) => h.rules > 0 || h.resumed.length > 0 || h.ballast > 0 || h.clockReset);
+  for (const h of left) {
+    log(`preflight: healed leftovers on ${h.host}: ${[h.rules ? `${h.rules} iptables rule(s) removed` : '', h.resumed.length ? `resumed ${h.resumed.join(', ')}` : '', h.ballast ? `${h.ballast} ballast file(s) removed` : '', h.clockReset ? 'clock reset' : ''].filter(Boolean).join('; ')}`);
+  }
+
+  let checks: PreflightCheck[] = [];
+  try {
+    // A broker resumed from SIGSTOP may take a few seconds to be registered again.
+    await waitFor('the rig healthy after the preflight heal', async () => (checks = await rigChecks(rig, remote)).every((c) => c.passed), opts.deadlineMs ?? 90_000, 1000);
+  } catch (err) {
+    const failed = checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.evidence}`);
+    throw new QualError('PRECONDITION', `preflight: the rig is not fit to run on after healing leftovers:\n  ${(failed.length ? failed : [(err as Error).message]).join('\n  ')}`, { healed, checks });
+  }
+  log(`preflight: ${checks.map((c) => c.name).join(', ')}`);
+  return { t: new Date().toISOString(), healed, leftovers: left.length > 0, checks };
+}
