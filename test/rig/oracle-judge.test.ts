@@ -69,6 +69,8 @@ interface Case {
   /** After the first pass (for mutations). */
   after?: (prefix: string) => Promise<void>;
   expect: Partial<typeof ZERO>;
+  /** What the settled recount counts, when it differs from the live judge. */
+  recountExpect?: Partial<typeof ZERO>;
   produced?: number[];
 }
 
@@ -134,6 +136,9 @@ const cases: Case[] = [
     plant: async () => {},
     after: async (prefix) => del(client, bucket, `${prefix}p2/00000040.jsonl`),
     expect: { mutations: 1 },
+    // The vanished object held partition 2's last 10 events (40-49 of 50 produced): the live
+    // judge calls a missing tail lag, the settled recount (given the produced counts) gaps.
+    recountExpect: { mutations: 1, gaps: 10 },
   },
   {
     name: 'a sequence beyond what was produced',
@@ -158,7 +163,7 @@ for (const c of cases) {
     const want = { ...ZERO, ...c.expect };
     t.strictSame(judge.tally.counters(prod), want, 'the judge counts exactly this');
     const rc = await recountOf(prefix, prod, ledgerPath);
-    t.strictSame(rc.counters, want, 'the recount agrees');
+    t.strictSame(rc.counters, c.recountExpect ? { ...ZERO, ...c.recountExpect } : want, 'the recount agrees');
     judge.close();
   });
 }
