@@ -154,7 +154,12 @@ async function minio(prev: Component | undefined, log: (l: string) => void): Pro
   return { name: 'minio', version: PINS.minio, path: bin, sha256: await sha256File(bin) };
 }
 
-async function node(prev: Component | undefined): Promise<Component> {
+/**
+ * The Node binary engine hosts run: this checkout's pinned one. The cache (and its manifest) is
+ * shared by every clone on the machine, so a manifest entry may name another clone's binary,
+ * gone since; callers pass the manifest's entry only to reuse its hash when it is this one.
+ */
+export async function node(prev: Component | undefined): Promise<Component> {
   const bin = path.join(repoRoot, 'node_modules', 'node', 'bin', 'node');
   if (!existsSync(bin)) throw new QualError('PRECONDITION', `the pinned Node binary is missing (${bin}); run 'npm ci' first`);
   const version = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'node', 'package.json'), 'utf8')) as { version: string }).version;

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { stateDir } from '../lib/paths.ts';
 import { uploadFile } from './deploy.ts';
 import { removeRuntimeFiles } from './down.ts';
-import { component, readManifest } from './install.ts';
+import { component, node as currentNode, readManifest } from './install.ts';
 import { readInventory } from './inventory.ts';
 import { recordPid } from './journal.ts';
 import { deployKafka, KAFKA_SERVICE, type BrokerNode } from './kafka.ts';
@@ -40,7 +40,8 @@ export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], 
   const manifest = readManifest();
   const kafka = component(manifest, 'kafka');
   const minio = component(manifest, 'minio');
-  const node = component(manifest, 'node');
+  // This checkout's Node, not necessarily the one of the clone that last wrote the shared manifest.
+  const node = await currentNode(manifest.components.find((c) => c.name === 'node'));
 
   // Everyone answers over SSH (with a pinned key) before anything is deployed.
   const t0 = Date.now();
