@@ -6,52 +6,163 @@
  *   3. install what the rig needs, bring the local rig up, run the integration tests
  *      (test/rig, one file at a time: they share the rig), and tear the rig down, also
  *      when a test fails or the run is interrupted.
- * It ends with one line 'tests: N passed, N failed'.
+ * It ends with one line 'tests: N passed, N failed' whose numbers are tap's own counts
+ * (the `# { total, pass, fail, ... }` comment tap prints last), summed over the unit and
+ * rig runs; the steps around them (type-check, rig install/up/down) are listed apart.
  *
  * Options: --unit (only 1 and 2), or file paths to run just those tests (with the rig
- * when any is under test/rig).
+ * when any is under test/rig). Anything else is refused (exit 254) before anything runs.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { EXIT } from '../lib/errors.ts';
 import { repoRoot } from '../lib/paths.ts';
 
-const args = process.argv.slice(2);
-const unitOnly = args.includes('--unit');
-const files = args.filter((a) => !a.startsWith('--'));
+export const USAGE = `Usage: clink-qual test [--unit] [FILE.test.ts ...]
 
-let passed = 0;
-let failed = 0;
-const failures: string[] = [];
+Type-checks the tree, runs the unit tests (test/unit), then brings the local rig up, runs
+the integration tests (test/rig) one file at a time and tears the rig down.
 
-function run(cmd: string, argv: string[], opts: { parseTap?: boolean } = {}): Promise<number> {
+Options:
+  --unit        only the type-check and the unit tests (no rig)
+  -h, --help    show this help
+Arguments:
+  FILE          run just these test files (the rig comes up only if one is under test/rig)
+
+The last line is 'tests: N passed, N failed', tap's own assertion counts.
+Exit codes: 0 all passed, 1 a test or step failed, 2 interrupted, 254 bad arguments.`;
+
+export interface TestArgs {
+  help: boolean;
+  unitOnly: boolean;
+  files: string[];
+}
+
+/** Parses the runner's arguments; throws a UsageError (exit 254) on an unknown flag or a missing file. */
+export function parseTestArgs(argv: readonly string[], exists: (p: string) => boolean = (p) => existsSync(path.resolve(repoRoot, p))): TestArgs {
+  const out: TestArgs = { help: false, unitOnly: false, files: [] };
+  const missing: string[] = [];
+  for (const a of argv) {
+    if (a === '--help' || a === '-h') out.help = true;
+    else if (a === '--unit') out.unitOnly = true;
+    else if (a.startsWith('-')) throw new UsageError(`unknown option ${JSON.stringify(a)}`);
+    else if (!exists(a)) missing.push(a);
+    else out.files.push(a);
+  }
+  if (!out.help && missing.length) throw new UsageError(`no such test file: ${missing.join(', ')}`);
+  return out;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** tap's own counts, as its root test prints them last: `# { total: 45, pass: 44, fail: 1 }`. */
+export interface TapCounts {
+  total: number;
+  pass: number;
+  fail: number;
+  skip: number;
+  todo: number;
+}
+
+export function emptyCounts(): TapCounts {
+  return { total: 0, pass: 0, fail: 0, skip: 0, todo: 0 };
+}
+
+export function addCounts(a: TapCounts, b: TapCounts): TapCounts {
+  return { total: a.total + b.total, pass: a.pass + b.pass, fail: a.fail + b.fail, skip: a.skip + b.skip, todo: a.todo + b.todo };
+}
+
+/**
+ * The counts from the last top-level `# { total: …, pass: … }` comment of a tap run's output,
+ * or null when tap printed none (it crashed, or was killed). The comment is util.format's
+ * rendering of the root's Counts, so it may wrap onto further `# ` lines.
+ */
+export function parseTapCounts(output: string): TapCounts | null {
+  const lines = output.split(/\r?\n/);
+  let found: TapCounts | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^# \{/.test(lines[i]!)) continue;
+    let text = lines[i]!.slice(2);
+    let j = i;
+    while (!text.trimEnd().endsWith('}') && j + 1 < lines.length && lines[j + 1]!.startsWith('# ')) text += ' ' + lines[++j]!.slice(2);
+    const fields = new Map<string, number>();
+    for (const m of text.matchAll(/(\w+): (\d+)/g)) fields.set(m[1]!, Number(m[2]));
+    if (!fields.has('total') || !fields.has('pass')) continue;
+    found = {
+      total: fields.get('total')!,
+      pass: fields.get('pass')!,
+      fail: fields.get('fail') ?? 0,
+      skip: fields.get('skip') ?? 0,
+      todo: fields.get('todo') ?? 0,
+    };
+    i = j;
+  }
+  return found;
+}
+
+/**
+ * The failed assertions of a tap run, each as its path `file > subtest > assertion`, for the
+ * closing list. A subtest's own summary line is not an assertion: it is named only when it
+ * failed with no failed assertion inside it (a file that crashed before asserting anything).
+ * TODO failures are not failures; YAML diagnostics blocks are skipped.
+ */
+export function failedAssertions(output: string): string[] {
+  const failures: string[] = [];
+  const open: { indent: number; name: string; failuresAtStart: number }[] = [];
+  let yamlIndent = -1;
+  for (const line of output.split(/\r?\n/)) {
+    const indent = line.length - line.trimStart().length;
+    const body = line.trim();
+    if (yamlIndent >= 0) {
+      if (indent === yamlIndent && body === '...') yamlIndent = -1;
+      continue;
+    }
+    if (body === '---') {
+      yamlIndent = indent;
+      continue;
+    }
+    const sub = /^# Subtest: (.*)$/.exec(body);
+    if (sub) {
+      open.push({ indent, name: sub[1]!, failuresAtStart: failures.length });
+      continue;
+    }
+    const point = /^(not ok|ok) \d+(?: - (.*?))?(?: # (.*))?$/.exec(body);
+    if (!point) continue;
+    const [, status, name = '', directive = ''] = point;
+    while (open.length && open[open.length - 1]!.indent > indent) open.pop();
+    const top = open[open.length - 1];
+    const parents = open.filter((o) => o.indent < indent).map((o) => o.name);
+    if (top && top.indent === indent && top.name === name) {
+      open.pop();
+      if (status === 'not ok' && failures.length === top.failuresAtStart) failures.push([...parents, name].join(' > '));
+      continue;
+    }
+    if (status === 'not ok' && !/^(TODO|SKIP)\b/i.test(directive)) failures.push([...parents, name].join(' > '));
+  }
+  return failures;
+}
+
+interface RunResult {
+  code: number;
+  output: string;
+}
+
+function run(cmd: string, argv: string[], opts: { capture?: boolean } = {}): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawn(cmd, argv, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
-    let buf = '';
+    const chunks: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => {
       process.stdout.write(d);
-      if (!opts.parseTap) return;
-      buf += d.toString();
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        // Top-level test points are one per file; count assertions from the nested ones.
-        const m = /^(\s*)(not ok|ok) \d+ - (.*?)(?: # .*)?$/.exec(line);
-        if (m && m[1]!.length > 0 && !/# SKIP/.test(line)) {
-          if (m[2] === 'ok') passed++;
-          else {
-            failed++;
-            failures.push(m[3]!);
-          }
-        }
-      }
+      if (opts.capture) chunks.push(d);
     });
-    child.on('close', (code) => resolve(code ?? 1));
+    child.on('close', (code) => resolve({ code: code ?? 1, output: Buffer.concat(chunks).toString() }));
   });
 }
 
-function listTests(dir: string): string[] {
+export function listTests(dir: string): string[] {
   const abs = path.join(repoRoot, dir);
   const out: string[] = [];
   const walk = (d: string) => {
@@ -69,66 +180,77 @@ function listTests(dir: string): string[] {
   return out.sort();
 }
 
-const node = process.execPath;
-const cli = path.join(repoRoot, 'bin', 'clink-qual.ts');
-const tap = path.join(repoRoot, 'node_modules', '.bin', 'tap');
-let exit = 0;
-
-console.log('# type-check (tsc --noEmit)');
-if ((await run(path.join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'])) !== 0) {
-  failed++;
-  failures.push('type-check');
-  exit = 1;
-} else passed++;
-
-const unitFiles = files.length ? files.filter((f) => !f.includes('test/rig/')) : listTests('test/unit');
-const rigFiles = unitOnly ? [] : files.length ? files.filter((f) => f.includes('test/rig/')) : listTests('test/rig');
-
-if (unitFiles.length) {
-  console.log('# unit tests');
-  if ((await run(tap, unitFiles, { parseTap: true })) !== 0) exit = 1;
-}
-
-if (rigFiles.length) {
-  let rigUp = false;
-  const down = async () => {
-    if (!rigUp) return;
-    rigUp = false;
-    // --purge: the test run leaves nothing of the rig on the machine, uploaded binaries included.
-    console.log('# rig down --purge');
-    if ((await run(node, [cli, 'rig', 'down', '--purge'])) !== 0) {
-      failed++;
-      failures.push('rig down');
-      exit = 1;
-    }
-  };
-  const onSignal = async () => {
-    await down();
-    process.exit(2);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  process.once('SIGHUP', onSignal);
-  console.log('# rig install');
-  if ((await run(node, [cli, 'rig', 'install'])) !== 0) {
-    failed++;
-    failures.push('rig install');
-    exit = 1;
-  } else {
-    console.log('# rig up');
-    rigUp = true;
-    if ((await run(node, [cli, 'rig', 'up'])) !== 0) {
-      failed++;
-      failures.push('rig up');
-      exit = 1;
-    } else {
-      console.log('# integration tests on the rig');
-      if ((await run(tap, rigFiles, { parseTap: true })) !== 0) exit = 1;
-    }
-    await down();
+async function main(argv: string[]): Promise<number> {
+  let args: TestArgs;
+  try {
+    args = parseTestArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`clink-qual test: ${e.message}\n\n${USAGE}`);
+    return EXIT.badInput;
   }
+  if (args.help) {
+    console.log(USAGE);
+    return EXIT.ok;
+  }
+
+  const node = process.execPath;
+  const cli = path.join(repoRoot, 'bin', 'clink-qual.ts');
+  const tap = path.join(repoRoot, 'node_modules', '.bin', 'tap');
+  let counts = emptyCounts();
+  const failures: string[] = [];
+  const steps: string[] = [];
+  const step = async (name: string, cmd: string, cmdArgs: string[]): Promise<boolean> => {
+    console.log(`# ${name}`);
+    const ok = (await run(cmd, cmdArgs)).code === 0;
+    steps.push(`${name} ${ok ? 'ok' : 'FAILED'}`);
+    if (!ok) failures.push(name);
+    return ok;
+  };
+  const tapRun = async (name: string, files: string[]) => {
+    console.log(`# ${name}`);
+    const { code, output } = await run(tap, files, { capture: true });
+    const c = parseTapCounts(output);
+    if (!c) failures.push(`${name}: tap printed no counts (exit ${code})`);
+    else counts = addCounts(counts, c);
+    failures.push(...failedAssertions(output));
+    if (code !== 0 && (!c || c.fail === 0)) failures.push(`${name}: tap exited ${code}`);
+  };
+
+  await step('type-check', path.join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json']);
+
+  const unitFiles = args.files.length ? args.files.filter((f) => !f.includes('test/rig/')) : listTests('test/unit');
+  const rigFiles = args.unitOnly ? [] : args.files.length ? args.files.filter((f) => f.includes('test/rig/')) : listTests('test/rig');
+
+  if (unitFiles.length) await tapRun('unit tests', unitFiles);
+
+  if (rigFiles.length) {
+    let rigUp = false;
+    const down = async () => {
+      if (!rigUp) return;
+      rigUp = false;
+      // --purge: the test run leaves nothing of the rig on the machine, uploaded binaries included.
+      await step('rig down --purge', node, [cli, 'rig', 'down', '--purge']);
+    };
+    const onSignal = async () => {
+      await down();
+      process.exit(EXIT.unknown);
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    process.once('SIGHUP', onSignal);
+    if (await step('rig install', node, [cli, 'rig', 'install'])) {
+      rigUp = true;
+      if (await step('rig up', node, [cli, 'rig', 'up'])) await tapRun('integration tests on the rig', rigFiles);
+      await down();
+    }
+  }
+
+  if (failures.length) console.log(`# failed: ${failures.join('; ')}`);
+  console.log(`# steps: ${steps.join(', ')}`);
+  const extra = [counts.skip ? `${counts.skip} skipped` : '', counts.todo ? `${counts.todo} todo` : ''].filter(Boolean);
+  console.log(`tests: ${counts.pass} passed, ${counts.fail} failed${extra.length ? ', ' + extra.join(', ') : ''}`);
+  return failures.length || counts.fail ? EXIT.fail : EXIT.ok;
 }
 
-if (failures.length) console.log(`# failed: ${failures.join('; ')}`);
-console.log(`tests: ${passed} passed, ${failed} failed`);
-process.exitCode = exit || (failed ? 1 : 0);
+if (import.meta.main) process.exitCode = await main(process.argv.slice(2));

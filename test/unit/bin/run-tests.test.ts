@@ -1,0 +1,72 @@
+/**
+ * The test runner's argument parsing (unknown flags refused before anything runs) and its
+ * counts (tap's own, not the subtest summary lines), against tap output captured from a
+ * real run of test/fixtures/tap/{mixed,crash}.ts and against a fresh run of the same files.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { failedAssertions, parseTapCounts, parseTestArgs, UsageError } from '../../../bin/run-tests.ts';
+import { repoRoot } from '../../../lib/paths.ts';
+
+const fixtures = path.join(repoRoot, 'test', 'fixtures', 'tap');
+const captured = readFileSync(path.join(fixtures, 'mixed-and-crash.tap.txt'), 'utf8');
+
+t.test('arguments: --unit, --help/-h, files; unknown flags and missing files refused', async (t) => {
+  const all = () => true;
+  t.same(parseTestArgs([], all), { help: false, unitOnly: false, files: [] });
+  t.same(parseTestArgs(['--unit'], all), { help: false, unitOnly: true, files: [] });
+  t.same(parseTestArgs(['-h'], all).help, true);
+  t.same(parseTestArgs(['--help'], all).help, true);
+  t.same(parseTestArgs(['test/unit/a.test.ts', 'test/rig/b.test.ts'], all).files, ['test/unit/a.test.ts', 'test/rig/b.test.ts']);
+  for (const bad of ['--bogus', '--unit=1', '-x', '--', '--help=yes']) {
+    t.throws(() => parseTestArgs([bad], all), UsageError, `${bad} refused`);
+  }
+  t.throws(() => parseTestArgs(['--help', '--bogus'], all), /unknown option "--bogus"/, 'an unknown flag is refused even beside --help');
+  t.throws(() => parseTestArgs(['test/unit/nope.test.ts'], () => false), /no such test file: test\/unit\/nope\.test\.ts/);
+  t.same(parseTestArgs(['test/unit/bin/run-tests.test.ts']).files, ['test/unit/bin/run-tests.test.ts'], 'a real file is found');
+});
+
+t.test('through the CLI: --bogus exits 254 before the type-check, --help prints the usage and exits 0', async (t) => {
+  const script = path.join(repoRoot, 'bin', 'run-tests.ts');
+  const started = Date.now();
+  const bogus = spawnSync(process.execPath, [script, '--bogus'], { cwd: repoRoot, encoding: 'utf8', timeout: 30_000 });
+  t.equal(bogus.status, 254);
+  t.match(bogus.stderr, /unknown option "--bogus"/);
+  t.notMatch(bogus.stdout, /type-check/, 'nothing ran');
+  const help = spawnSync(process.execPath, [script, '--help'], { cwd: repoRoot, encoding: 'utf8', timeout: 30_000 });
+  t.equal(help.status, 0);
+  t.match(help.stdout, /^Usage: clink-qual test/);
+  t.notMatch(help.stdout, /# type-check/, 'help runs nothing');
+  t.ok(Date.now() - started < 30_000, 'both answered at once');
+});
+
+t.test('counts: tap\'s own summary, not the subtest lines', async (t) => {
+  // mixed.ts: 5 passes, 1 failed assertion, 1 skipped subtest, 1 TODO; crash.ts throws before
+  // asserting anything, which tap counts as one failure.
+  t.same(parseTapCounts(captured), { total: 9, pass: 5, fail: 2, skip: 1, todo: 1 });
+  // What the old runner counted: every indented ok line, subtest summaries included.
+  const indentedOk = captured.split('\n').filter((l) => /^\s+ok \d+/.test(l) && !/# SKIP/.test(l)).length;
+  t.ok(indentedOk > 5, `the indented ok lines (${indentedOk}) overcount the 5 passes`);
+  t.equal(parseTapCounts('TAP version 14\n1..1\n'), null, 'no summary: null');
+  t.same(
+    parseTapCounts('    # { total: 99, pass: 99 }\n# { total: 12, pass: 10,\n#   fail: 1, todo: 1 }\n# time=1ms\n'),
+    { total: 12, pass: 10, fail: 1, skip: 0, todo: 1 },
+    'only the top-level comment, also when it wraps',
+  );
+});
+
+t.test('failed assertions: leaves by path; a subtest line only when nothing inside it failed', async (t) => {
+  t.same(failedAssertions(captured), ['test/fixtures/tap/crash.ts', 'test/fixtures/tap/mixed.ts > failing subtest > arithmetic is wrong on purpose']);
+});
+
+t.test('a fresh tap run of the fixtures prints the captured counts', async (t) => {
+  // Outside this tap run: tap prints its counts only in a process-root run (no TAP_* env).
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^_?TAP/.test(k)));
+  const tap = path.join(repoRoot, 'node_modules', '.bin', 'tap');
+  const r = spawnSync(tap, ['test/fixtures/tap/mixed.ts', 'test/fixtures/tap/crash.ts'], { cwd: repoRoot, env, encoding: 'utf8', timeout: 120_000 });
+  t.equal(r.status, 1, 'tap fails the run');
+  t.same(parseTapCounts(r.stdout), parseTapCounts(captured));
+  t.same(failedAssertions(r.stdout), failedAssertions(captured));
+});
