@@ -15,8 +15,7 @@ import { killService } from '../../rig/faults.ts';
 import { waitFor } from '../../rig/process.ts';
 
 if (process.env.CLINK_QUAL_FLINK !== '1') {
-  t.comment('skipped: set CLINK_QUAL_FLINK=1 to run the Flink rig test (docs/flink.md)');
-  t.pass('Flink rig test not requested');
+  t.plan(0, 'skipped: set CLINK_QUAL_FLINK=1 to run the Flink rig test (docs/flink.md)');
 } else {
   const kit = rigKit();
   const runId = `flink-${Date.now()}`;
