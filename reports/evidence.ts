@@ -15,8 +15,8 @@ export interface CheckpointSeen {
   at: string;
 }
 
-/** Files the report writes: never listed as evidence, never read back. */
-export const REPORT_OUTPUTS = ['report.md', 'timeline.svg', 'junit.xml'] as const;
+/** Files the report writes (and `runs html`'s report.html): never listed as evidence, never read back. */
+export const REPORT_OUTPUTS = ['report.md', 'timeline.svg', 'junit.xml', 'report.html'] as const;
 
 /** The evidence files a complete run leaves, in the order the report lists them. */
 export const EVIDENCE_FILES = [

@@ -43,6 +43,7 @@ import { MANDATORY_FAULT_POINTS } from '../types.ts';
 import { countPendingUploads } from './pending-uploads.ts';
 import { Progress } from './progress.ts';
 import { RunDir, checkRunId, newRunId } from './run-dir.ts';
+import { pointLatest } from '../../reports/runs-list.ts';
 import { preflight } from './preflight.ts';
 import { decideVerdict } from './verdict.ts';
 import { ResourceSampler, readResources } from './resources.ts';
@@ -129,6 +130,12 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
   runLog = run.path('run.log');
   appendFileSync(runLog, earlyLog.join(''));
   log(`run ${runId}: evidence in ${run.dir}`);
+  // runs/latest names the newest run from its first second (`clink-qual runs` repairs it if this fails).
+  try {
+    pointLatest(runsDir(), runId);
+  } catch (err) {
+    log(`runs/latest not updated: ${(err as Error).message}`);
+  }
   run.writeJson('preflight.json', pre);
   const startedAt = new Date().toISOString();
   const topic = `cq-${runId}`.slice(0, 200);

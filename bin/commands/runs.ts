@@ -1,0 +1,42 @@
+import type { Command } from '../../lib/cli.ts';
+import { runsDir } from '../../lib/paths.ts';
+import { formatRunsTable, latestTarget, listRuns, repairLatest } from '../../reports/runs-list.ts';
+
+const command: Command = {
+  name: 'runs',
+  summary: 'List the stored runs (newest first): campaign, engine, seed, revision, verdict, duration, first finding',
+  description: `Reads every run directory under the runs folder (runs/, or CLINK_QUAL_RUNS, or --runs-dir)
+from its evidence alone: provenance.json (campaign, engine, seed, revision, start),
+verdict.json (verdict, end, counters, reasons) and findings.jsonl (the first finding, as
+"counter: detail"). A run without verdict.json (still going, or killed) shows NO VERDICT,
+and its duration runs to its last sample or phase mark (marked +). A FAIL without
+findings.jsonl shows its first reason instead.
+
+It also repairs runs/latest, the symlink to the newest run that 'campaign run' sets when a
+run starts: when it is missing or names another run, it is pointed at the newest (said on
+stderr). Nothing else is written.
+
+  clink-qual runs show ID    one run's summary (ID may be 'latest')
+  clink-qual runs html       write runs/index.html and each run's report.html
+
+With --json: {"schemaVersion": 1, "runsDir", "latest", "runs": [...]}, one object per run
+with id, dir, campaign, engine, mutant, seed, revision, dirty, verdict (null without
+verdict.json), exitCode, startedAt, endedAt, endedFrom, durationS, produced,
+committedDistinct, counters, firstFinding, findings, reasons, warnings, report, timeline.
+
+Exit codes: 0 listed (also when there are no runs), 254 bad arguments, 255 internal error.`,
+  options: {
+    json: { type: 'boolean', description: 'Print the runs as JSON' },
+    'runs-dir': { type: 'string', valueName: 'DIR', description: 'The runs folder (default: CLINK_QUAL_RUNS, else runs/ in the checkout)' },
+  },
+  examples: ['clink-qual runs', 'clink-qual runs --json | jq -r \'.runs[] | select(.verdict == "FAIL") | .id\''],
+  async run({ values }) {
+    const root = (values['runs-dir'] as string | undefined) ?? runsDir();
+    const runs = listRuns(root);
+    const repaired = repairLatest(root, runs);
+    if (repaired) console.error(`runs: ${repaired}`);
+    if (values.json) console.log(JSON.stringify({ schemaVersion: 1, runsDir: root, latest: latestTarget(root), runs }, null, 2));
+    else console.log(formatRunsTable(runs, { width: process.stdout.columns || 160 }));
+  },
+};
+export default command;
