@@ -41,7 +41,11 @@ export interface RunListing {
   committedDistinct: number | null;
   /** The recount's counters (the oracle's when there is no recount), null without a verdict. */
   counters: Counters | null;
-  /** The first line of findings.jsonl as "counter: detail"; null when the file is absent or empty. */
+  /**
+   * The first line of findings.jsonl whose counter the verdict raised, as "counter: detail";
+   * null when there is none (no file, no line, or only findings the verdict does not count,
+   * such as the mutations of the harness's own store tampering).
+   */
   firstFinding: string | null;
   /** How many findings findings.jsonl holds; null when the run has no findings.jsonl. */
   findings: number | null;
@@ -90,20 +94,21 @@ function counters(v: unknown): Counters | null {
   return c;
 }
 
-function firstFindingOf(file: string): { first: string | null; count: number } | null {
+/** findings.jsonl's lines as counter and "counter: detail"; null when the file is absent. */
+function readFindingLines(file: string): { counter: string; text: string }[] | null {
   if (!existsSync(file)) return null;
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
-  let first: string | null = null;
-  for (const l of lines) {
+  const out: { counter: string; text: string }[] = [];
+  for (const l of readFileSync(file, 'utf8').split('\n')) {
+    if (!l.trim()) continue;
     try {
       const f = JSON.parse(l) as { counter?: unknown; detail?: unknown };
-      first = `${typeof f.counter === 'string' ? f.counter : 'finding'}: ${typeof f.detail === 'string' ? f.detail : JSON.stringify(f)}`;
-      break;
+      const counter = typeof f.counter === 'string' ? f.counter : 'finding';
+      out.push({ counter, text: `${counter}: ${typeof f.detail === 'string' ? f.detail : JSON.stringify(f)}` });
     } catch {
       /* torn line */
     }
   }
-  return { first, count: lines.length };
+  return out;
 }
 
 /** True when `dir` is a run's directory: a real directory with a file a run writes first. */
@@ -136,7 +141,11 @@ export function readRunListing(dir: string): RunListing {
     }
   }
   const durationS = startedAt && endedAt ? Math.max(0, Math.round((Date.parse(endedAt) - Date.parse(startedAt)) / 1000)) : null;
-  const findings = firstFindingOf(path.join(abs, 'findings.jsonl'));
+  const findings = readFindingLines(path.join(abs, 'findings.jsonl'));
+  const runCounters = counters(verdict?.recount) ?? counters(verdict?.oracle);
+  // The first finding of a counter the verdict raised: findings of the harness's own store
+  // tampering are in findings.jsonl too, but the verdict does not count them (verdict.ts).
+  const first = findings?.find((f) => !runCounters || (runCounters as Record<string, number>)[f.counter]! > 0);
   const timeline = ['timeline.svg', 'timeline.png'].find((f) => existsSync(path.join(abs, f))) ?? null;
   const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
   return {
@@ -156,9 +165,9 @@ export function readRunListing(dir: string): RunListing {
     durationS,
     produced: num(verdict?.produced),
     committedDistinct: num(verdict?.committedDistinct),
-    counters: counters(verdict?.recount) ?? counters(verdict?.oracle),
-    firstFinding: findings?.first ?? null,
-    findings: findings ? findings.count : null,
+    counters: runCounters,
+    firstFinding: first?.text ?? null,
+    findings: findings ? findings.length : null,
     reasons: strings(verdict?.reasons),
     warnings: strings(verdict?.warnings),
     report: existsSync(path.join(abs, 'report.md')) ? 'report.md' : null,

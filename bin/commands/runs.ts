@@ -36,7 +36,8 @@ Exit codes: 0 listed (also when there are no runs), 254 bad arguments, 255 inter
     const repaired = repairLatest(root, runs);
     if (repaired) console.error(`runs: ${repaired}`);
     if (values.json) console.log(JSON.stringify({ schemaVersion: 1, runsDir: root, latest: latestTarget(root), runs }, null, 2));
-    else console.log(formatRunsTable(runs, { width: process.stdout.columns || 160 }));
+    // On a terminal the first finding is cut to its width; piped, lines are whole.
+    else console.log(formatRunsTable(runs, process.stdout.isTTY ? { width: process.stdout.columns || 160 } : { width: Infinity }));
   },
 };
 export default command;

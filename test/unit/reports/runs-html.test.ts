@@ -53,7 +53,7 @@ t.test('runs html, opened from the file system in headless Chromium', async (t) 
   t.comment(`chromium: ${executablePath} (${((Date.now() - t0) / 1000).toFixed(1)} s to make sure it is installed)`);
   let browser: Browser | undefined;
   t.teardown(async () => browser?.close());
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox'], timeout: 60_000 });
+  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'], timeout: 60_000 });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const failed: string[] = [];
   page.on('pageerror', (e) => failed.push(`page error: ${e.message}`));

@@ -29,7 +29,9 @@ function root(): string {
     const p = path.join(r, pass.id, file);
     writeFileSync(p, readFileSync(p, 'utf8').replaceAll('"2026-08-21T10:', '"2026-08-22T10:'));
   }
-  writeFindings(path.join(r, fail.id, 'findings.jsonl'), [finding, { ...finding, n: 2, event: { p: 2, seq: 7 }, detail: 'event (2, 7) committed twice' }]);
+  // A mutation first: the verdict raised no mutations (the harness's own tampering is in findings.jsonl too), so it is not the first finding.
+  const harness: Finding = { counter: 'mutations', n: 1, total: 1, event: null, objects: [], detail: 'an object the harness overwrote' };
+  writeFindings(path.join(r, fail.id, 'findings.jsonl'), [harness, finding, { ...finding, n: 2, event: { p: 2, seq: 7 }, detail: 'event (2, 7) committed twice' }]);
   return r;
 }
 
@@ -53,8 +55,8 @@ t.test('listRuns reads every run from its evidence, newest start first, and noth
   t.equal(f.exitCode, 1);
   t.equal(f.durationS, 376, 'verdict endedAt 10:21:16 minus provenance startedAt 10:15:00');
   t.equal(f.counters?.duplicates, 3, "the recount's duplicates");
-  t.equal(f.firstFinding, 'duplicates: event (1, 2050) committed twice', 'the first line of findings.jsonl');
-  t.equal(f.findings, 2);
+  t.equal(f.firstFinding, 'duplicates: event (1, 2050) committed twice', 'the first line of findings.jsonl of a counter the verdict raised');
+  t.equal(f.findings, 3);
   t.equal(f.reasons[0], 'the recount found 3 duplicates');
   const a = byId.get(aborted.id)!;
   t.equal(a.verdict, null, 'no verdict.json: no verdict, not a guess');
@@ -130,7 +132,7 @@ t.test('clink-qual runs --json, runs show, exit codes', async (t) => {
   t.equal((JSON.parse(show.stdout) as RunListing).id, pass.id);
   const showFail = cliRun(['runs', 'show', fail.id, '--runs-dir', r]);
   t.equal(showFail.code, 0, 'show exits 0 whatever the verdict');
-  t.match(showFail.stdout, `findings   2 in findings.jsonl; first: duplicates: event (1, 2050) committed twice`);
+  t.match(showFail.stdout, `findings   3 in findings.jsonl; first: duplicates: event (1, 2050) committed twice`);
   const missing = cliRun(['runs', 'show', 'no-such-run', '--runs-dir', r]);
   t.equal(missing.code, 254);
   t.match(missing.stderr, `no run 'no-such-run' under ${r}`);
