@@ -84,13 +84,13 @@ main { padding: 16px 24px 40px; }
 table { border-collapse: collapse; background: #fff; width: 100%; box-shadow: 0 1px 2px rgba(0,0,0,.08); }
 th { text-align: left; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: #57606a; background: #f6f8fa; padding: 8px 10px; border-bottom: 1px solid #d0d7de; }
 td { padding: 8px 10px; border-bottom: 1px solid #e6e9ec; vertical-align: top; }
-td.thumb { width: 330px; } td.thumb img { width: 320px; height: auto; display: block; border: 1px solid #d0d7de; background: #fff; }
-td.run a { font-weight: 600; color: #0969da; text-decoration: none; word-break: break-all; } td.run a:hover { text-decoration: underline; }
+td.thumb { width: 290px; } td.thumb img { width: 280px; height: auto; display: block; border: 1px solid #d0d7de; background: #fff; }
+td.run { min-width: 15em; } td.run a { font-weight: 600; color: #0969da; text-decoration: none; overflow-wrap: anywhere; } td.run a:hover { text-decoration: underline; }
 .meta { color: #57606a; font-size: 12px; margin-top: 4px; } .meta code { font-size: 12px; }
 .verdict { display: inline-block; padding: 2px 8px; border-radius: 12px; font-weight: 700; font-size: 12px; white-space: nowrap; color: #fff; }
 .v-pass { background: #1a7f37; } .v-fail, .v-gate-failed { background: #cf222e; } .v-aborted, .v-unknown { background: #9a6700; } .v-none { background: #6e7781; }
 .nowrap, .counters { white-space: nowrap; } .counters .raised { color: #cf222e; font-weight: 600; }
-.finding { max-width: 420px; font-size: 12px; color: #1f2328; overflow-wrap: anywhere; }
+.finding { min-width: 16em; max-width: 420px; font-size: 12px; color: #1f2328; overflow-wrap: anywhere; }
 .none { color: #8c959f; }
 `;
 
@@ -111,10 +111,11 @@ function row(r: RunListing, hasHtml: boolean): string {
   const events = r.produced !== null ? `${r.produced.toLocaleString('en-US')} produced<br>${(r.committedDistinct ?? 0).toLocaleString('en-US')} committed` : '<span class="none">—</span>';
   const raised = r.counters ? COUNTER_NAMES.filter((n) => r.counters![n] > 0) : [];
   const counters = !r.counters ? '<span class="none">no verdict</span>' : raised.length ? `<span class="raised">${escapeHtml(countersText(r.counters))}</span>` : 'none raised';
+  // Clipped on the page (findings quote object keys), whole in the tooltip and the report.
   const finding = r.firstFinding
-    ? escapeHtml(clip(r.firstFinding, 240))
+    ? `<span title="${escapeHtml(r.firstFinding)}">${escapeHtml(clip(r.firstFinding, 160))}</span>`
     : r.verdict && r.verdict !== 'PASS' && r.reasons[0]
-      ? `<span class="none">reason${r.reasons.length > 1 ? ` 1 of ${r.reasons.length}` : ''}:</span> ${escapeHtml(clip(r.reasons[0], 240))}`
+      ? `<span class="none">reason${r.reasons.length > 1 ? ` 1 of ${r.reasons.length}` : ''}:</span> <span title="${escapeHtml(r.reasons[0])}">${escapeHtml(clip(r.reasons[0], 160))}</span>`
       : '<span class="none">—</span>';
   const ended = r.endedFrom === 'last evidence' ? ' <span class="none" title="no verdict.json: to the last sample or phase mark">(so far)</span>' : '';
   return [
@@ -124,7 +125,7 @@ function row(r: RunListing, hasHtml: boolean): string {
     `<div class="meta">campaign <code>${escapeHtml(r.campaign ?? '—')}</code> · engine <code>${escapeHtml(engineText(r))}</code></div>`,
     `<div class="meta">seed <code>${escapeHtml(r.seed ?? '—')}</code> · revision <code>${escapeHtml(revisionText(r))}</code></div></td>`,
     `<td><span class="verdict ${verdictClass(r)}">${escapeHtml(verdictText(r))}</span></td>`,
-    `<td class="nowrap">${escapeHtml(r.startedAt ? r.startedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') : '—')}<div class="meta">${escapeHtml(formatDuration(r.durationS))}${ended}</div></td>`,
+    `<td class="nowrap">${r.startedAt ? escapeHtml(r.startedAt.replace(/\.\d+Z$|Z$/, '')).replace('T', '<br>') + ' UTC' : '—'}<div class="meta">${escapeHtml(formatDuration(r.durationS))}${ended}</div></td>`,
     `<td class="nowrap">${events}</td>`,
     `<td class="counters">${counters}</td>`,
     `<td class="finding">${finding}</td>`,

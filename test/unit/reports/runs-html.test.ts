@@ -90,7 +90,7 @@ t.test('runs html, opened from the file system in headless Chromium', async (t) 
   t.equal(imgs.length, 3);
   for (const i of imgs) {
     t.ok(i.complete && i.w > 0, `thumbnail loaded: ${path.relative(root, fileURLToPath(i.src))} naturalWidth ${i.w}`);
-    t.equal(i.shown, 320, 'shown as a 320 px thumbnail');
+    t.equal(i.shown, 280, 'shown as a 280 px thumbnail');
   }
 
   mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
