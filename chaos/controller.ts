@@ -14,6 +14,7 @@
  * Every landed fault is registered for healing the moment it lands; `healActive()` heals
  * whatever is still active (on abort, or after an error).
  */
+import { poll } from '../lib/retry.ts';
 import { sleep } from '../lib/sleep.ts';
 import type { ChaosRecord, PlannedFault } from '../lib/evidence.ts';
 import { FaultNotLanded, type FaultContext, type FaultPackage, type LandedFault } from './fault.ts';
@@ -200,10 +201,9 @@ export class ChaosController {
    * at the first poll, and its time is when it was seen (within a poll interval).
    */
   private async nextCheckpointAfter(t: number): Promise<number | null> {
-    const deadline = t + this.opts.recoveryDeadlineS * 1000;
     let baseline: number | null | undefined;
-    while (Date.now() < deadline && !this.opts.signal.aborted) {
-      try {
+    const seen = await poll(
+      async () => {
         const h = await this.opts.ctx.engine.health();
         const now = Date.now();
         const at = h.lastCompletedAt ? Date.parse(h.lastCompletedAt) : Number.NaN;
@@ -211,11 +211,11 @@ export class ChaosController {
         const id = h.lastCompletedCheckpointId ?? null;
         if (baseline === undefined) baseline = id;
         else if (id !== null && (baseline === null || id > baseline)) return now;
-      } catch {
-        /* the coordinator may be restarting; keep polling */
-      }
-      await sleep(500, this.opts.signal);
-    }
-    return null;
+        return null;
+      },
+      // A probe that throws is a coordinator restarting: keep polling.
+      { until: t + this.opts.recoveryDeadlineS * 1000, intervalMs: 500, signal: this.opts.signal, ignoreErrors: true },
+    );
+    return seen ?? null;
   }
 }

@@ -8,6 +8,7 @@
  * (campaigns/quick.yaml), and the controller lets that later step go once the point is
  * armed instead of once it fired.
  */
+import { poll } from '../lib/retry.ts';
 import { pidAlive, waitPidGone } from '../rig/process.ts';
 import type { FaultPointFiring } from '../engine/engine.ts';
 import { FaultNotLanded, type FaultPackage } from './fault.ts';
@@ -30,13 +31,10 @@ export const protocolPoint: FaultPackage = {
     ctx.log(`armed ${point}${fault.target ? ` on ${fault.target}` : ''}`);
     // A recovery-only point fires only when a later step causes a recovery: let it go now.
     if (ctx.engine.recoveryFaultPoints?.includes(point)) hooks?.ready();
-    const deadline = Date.now() + fireDeadlineMs(ctx.checkpointIntervalMs);
-    let firing: FaultPointFiring | undefined;
-    while (Date.now() < deadline) {
-      firing = (await ctx.engine.firedFaultPoints()).find((f) => f.point === point && !before.has(firingKey(f)));
-      if (firing) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    const firing = await poll(async () => (await ctx.engine.firedFaultPoints()).find((f) => f.point === point && !before.has(firingKey(f))), {
+      deadlineMs: fireDeadlineMs(ctx.checkpointIntervalMs),
+      intervalMs: 500,
+    });
     if (!firing) {
       await ctx.engine.disarmFaultPoints();
       throw new FaultNotLanded(`${point} did not fire within ${fireDeadlineMs(ctx.checkpointIntervalMs) / 1000} s`, { point });

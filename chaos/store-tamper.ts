@@ -37,6 +37,7 @@ import {
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { EngineHealth } from '../engine/engine.ts';
 import type { TamperVariant } from '../lib/evidence.ts';
+import { poll } from '../lib/retry.ts';
 import { FaultNotLanded, type FaultContext, type FaultPackage } from './fault.ts';
 
 export type TamperReaction = 'integrity-stop' | 'accepted' | 'not-met';
@@ -202,8 +203,6 @@ async function headOrNull(s3: S3Client, bucket: string, key: string): Promise<{ 
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 export const storeTamper: FaultPackage = {
   kind: 'store-tamper',
   label: 'Foreign writer in the bucket (put, overwrite or delete), then restored',
@@ -263,16 +262,16 @@ export const storeTamper: FaultPackage = {
         if (healed) return healed;
         // Wait for the engine's reaction to be decided: an integrity stop, or the next
         // completed checkpoint (in a new epoch after a recovery, or the same one).
-        const decideMs = Math.max(45_000, 6 * ctx.checkpointIntervalMs);
-        const t0 = Date.now();
-        let reaction: TamperReaction | null = null;
-        let health: EngineHealth | null = null;
-        while (Date.now() - t0 < decideMs) {
-          health = await ctx.engine.health().catch(() => null);
-          reaction = health ? judgeReaction(saved.key, atTamper, health) : null;
-          if (reaction) break;
-          await sleep(1000);
-        }
+        // Set by the probe below (a cast, so the compiler does not narrow it to null).
+        let health = null as EngineHealth | null;
+        const reaction: TamperReaction | null =
+          (await poll(
+            async () => {
+              health = await ctx.engine.health().catch(() => null);
+              return health ? judgeReaction(saved.key, atTamper, health) : null;
+            },
+            { deadlineMs: Math.max(45_000, 6 * ctx.checkpointIntervalMs), intervalMs: 1000 },
+          )) ?? null;
         const restoredEtag = await restore(s3, bucket, saved);
         const restoredAt = new Date().toISOString();
         if (restoredEtag !== saved.etag) {
@@ -284,11 +283,14 @@ export const storeTamper: FaultPackage = {
         const restarted: { host: string; role: string; pid: number | null }[] = [];
         if (reaction === 'integrity-stop') {
           // The stop is recorded before the process exits: wait (briefly) until it is down.
-          let down: Awaited<ReturnType<typeof ctx.engine.processes>> = [];
-          for (let i = 0; i < 30 && down.length === 0; i++) {
-            down = (await ctx.engine.processes()).filter((p) => p.pid === null);
-            if (down.length === 0) await sleep(500);
-          }
+          const down =
+            (await poll(
+              async () => {
+                const stopped = (await ctx.engine.processes()).filter((p) => p.pid === null);
+                return stopped.length ? stopped : null;
+              },
+              { probes: 30, intervalMs: 500 },
+            )) ?? [];
           for (const p of down) {
             const r = await ctx.engine.restart(p.host, p.role);
             restarted.push({ host: r.host, role: r.role, pid: r.pid });

@@ -15,6 +15,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
 import { stateDir } from '../lib/paths.ts';
+import { poll } from '../lib/retry.ts';
 import { clearJournal, procStartTime, readJournal, record, recordPid } from './journal.ts';
 import { waitFor } from './process.ts';
 import { hostStateDir, STATE_FS_BYTES, STATE_FS_SOURCE } from './state-fs.ts';
@@ -258,19 +259,16 @@ function kill(pid: number): void {
 }
 
 async function waitGone(pids: number[], timeoutMs: number): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
   let left = pids;
-  while (left.length && Date.now() < deadline) {
-    left = left.filter((p) => {
-      try {
-        const st = readFileSync(`/proc/${p}/stat`, 'utf8');
-        return st.slice(st.lastIndexOf(')') + 2)[0] !== 'Z';
-      } catch {
-        return false;
-      }
-    });
-    if (left.length) await new Promise((r) => setTimeout(r, 50));
-  }
+  const alive = (p: number): boolean => {
+    try {
+      const st = readFileSync(`/proc/${p}/stat`, 'utf8');
+      return st.slice(st.lastIndexOf(')') + 2)[0] !== 'Z';
+    } catch {
+      return false;
+    }
+  };
+  await poll(() => (left = left.filter(alive)).length === 0, { deadlineMs: timeoutMs, intervalMs: 50 });
   return left;
 }
 

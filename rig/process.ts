@@ -6,6 +6,7 @@
  * A process counts as alive when /proc/<pid> exists and it is not a zombie.
  */
 import { QualError } from '../lib/errors.ts';
+import { poll, waitUntil } from '../lib/retry.ts';
 import type { Remote } from './remote.ts';
 
 export interface ServiceSpec {
@@ -68,11 +69,7 @@ export async function signalService(remote: Remote, name: string, signal: 'KILL'
 
 /** Waits until the PID is gone (or a zombie). Throws after timeoutMs. */
 export async function waitPidGone(remote: Remote, pid: number, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!(await pidAlive(remote, pid))) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  if (await poll(async () => !(await pidAlive(remote, pid)), { deadlineMs: timeoutMs, intervalMs: 100 })) return;
   throw new QualError('READINESS_TIMEOUT', `${remote.host.name}: process ${pid} still alive after ${timeoutMs} ms`);
 }
 
@@ -97,15 +94,5 @@ export async function serviceLogTail(remote: Remote, name: string, lines = 50): 
 
 /** Polls `probe` until it returns true, or throws READINESS_TIMEOUT naming what was awaited. */
 export async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs: number, intervalMs = 250): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastErr: unknown;
-  while (Date.now() < deadline) {
-    try {
-      if (await probe()) return;
-    } catch (err) {
-      lastErr = err;
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  throw new QualError('READINESS_TIMEOUT', `${what}: not ready after ${Math.round(timeoutMs / 1000)} s${lastErr ? ` (last error: ${(lastErr as Error).message})` : ''}`);
+  await waitUntil(probe, { what, deadlineMs: timeoutMs, intervalMs });
 }
