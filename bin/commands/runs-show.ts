@@ -1,7 +1,7 @@
 import type { Command } from '../../lib/cli.ts';
 import { QualError } from '../../lib/errors.ts';
 import { runsDir } from '../../lib/paths.ts';
-import { findRun, formatRunSummary } from '../../reports/runs-list.ts';
+import { findRun, formatRunSummary, isRunDir, readRunListing } from '../../reports/runs-list.ts';
 
 const command: Command = {
   name: 'runs show',
@@ -12,21 +12,21 @@ duration, verdict and exit code, events produced and committed, the counters the
 raised, every reason and warning from verdict.json, the findings in findings.jsonl and the
 first of them, and where the report and the timeline are.
 
-ID is a run directory's name under the runs folder, or 'latest' (runs/latest, else the
-newest run). Nothing is written.
+ID is a run directory's name under the runs folder, 'latest' (runs/latest, else the
+newest run), or the path of a run directory anywhere. Nothing is written.
 
 Exit codes: 0 printed (whatever the run's verdict: 'clink-qual report RUN_DIR' exits with
 that), 254 no such run or bad arguments, 255 internal error.`,
-  positionals: [{ name: 'ID', description: 'A run id (a directory name under runs/), or latest', required: true }],
+  positionals: [{ name: 'ID', description: 'A run id (a directory name under runs/), latest, or a run directory', required: true }],
   options: {
     json: { type: 'boolean', description: 'Print the summary as JSON (one object, as in runs --json)' },
     'runs-dir': { type: 'string', valueName: 'DIR', description: 'The runs folder (default: CLINK_QUAL_RUNS, else runs/ in the checkout)' },
   },
-  examples: ['clink-qual runs show latest', 'clink-qual runs show quick-20260821T101500-3f2a --json'],
+  examples: ['clink-qual runs show latest', 'clink-qual runs show quick-20260821T101500-3f2a --json', 'clink-qual runs show docs/qualification/unknowns'],
   async run({ values, positionals }) {
     const root = (values['runs-dir'] as string | undefined) ?? runsDir();
     const id = positionals[0]!;
-    const run = findRun(root, id);
+    const run = findRun(root, id) ?? (id.includes('/') && isRunDir(id) ? readRunListing(id) : undefined);
     if (!run) throw new QualError('BAD_ARGUMENTS', `no run '${id}' under ${root} ('clink-qual runs' lists them)`);
     console.log(values.json ? JSON.stringify(run, null, 2) : formatRunSummary(run));
   },

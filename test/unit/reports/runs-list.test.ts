@@ -133,6 +133,10 @@ t.test('clink-qual runs --json, runs show, exit codes', async (t) => {
   const showFail = cliRun(['runs', 'show', fail.id, '--runs-dir', r]);
   t.equal(showFail.code, 0, 'show exits 0 whatever the verdict');
   t.match(showFail.stdout, `findings   3 in findings.jsonl; first: duplicates: event (1, 2050) committed twice`);
+  const byPath = cliRun(['runs', 'show', path.join(r, fail.id), '--json']);
+  t.equal(byPath.code, 0, 'a run directory given by its path');
+  t.equal((JSON.parse(byPath.stdout) as RunListing).verdict, 'FAIL');
+  t.equal(cliRun(['runs', 'show', path.join(r, 'scratch')]).code, 254, 'a directory that is no run');
   const missing = cliRun(['runs', 'show', 'no-such-run', '--runs-dir', r]);
   t.equal(missing.code, 254);
   t.match(missing.stderr, `no run 'no-such-run' under ${r}`);
