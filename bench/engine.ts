@@ -20,6 +20,7 @@
  */
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { clinkEngine } from '../engine/clink/plug.ts';
+import { poll } from '../lib/retry.ts';
 import { PartitionSource } from '../engine/clink/source.ts';
 import { LineProducer, countBucket, createTopic, rigKit, sleep } from '../engine/clink/testkit.ts';
 
@@ -103,12 +104,9 @@ async function engineRun(kit: ReturnType<typeof rigKit>, runId: string, events: 
     await engine.deploy(kit.ctx(runId, (l) => console.log(l)), { topic, partitions: 4, bucket, prefix, checkpointIntervalMs: checkpointMs });
     await engine.start();
     const t0 = Date.now();
-    const deadline = t0 + Math.max(300_000, (events / 2000) * 1000);
     let committed = 0;
-    while (committed < bytes && Date.now() < deadline) {
-      await sleep(500);
-      committed = await bucketBytes(kit, bucket, prefix);
-    }
+    await sleep(500);
+    await poll(async () => (committed = await bucketBytes(kit, bucket, prefix)) >= bytes, { until: t0 + Math.max(300_000, (events / 2000) * 1000), intervalMs: 500 });
     const s = (Date.now() - t0) / 1000;
     if (committed < bytes) throw new Error(`engine: only ${committed}/${bytes} bytes committed after ${s.toFixed(0)} s`);
     const count = await countBucket(kit.s3, bucket, prefix, seq);

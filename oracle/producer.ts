@@ -18,6 +18,7 @@
  * apart from the engine's findings.
  */
 import { Admin, Producer, ProduceAcks, stringSerializers } from '@platformatic/kafka';
+import { Backoff, retry } from '../lib/retry.ts';
 import { Generator, serialize, type GeneratorSpec } from './generator.ts';
 
 export interface EventProducerOptions extends GeneratorSpec {
@@ -160,7 +161,9 @@ export class EventProducer {
     const batchMax = Math.max(parts, o.batchMax ?? 2000);
     const t0 = Date.now();
     const base = this.#next.slice();
-    let settle = o.settleMs ?? 1000;
+    // The settle delay: settleMs, doubling to 10 s while sends keep failing; reset by a send that lands.
+    const s0 = o.settleMs ?? 1000;
+    const settle = new Backoff((attempt) => (attempt === 1 ? s0 : Math.min(s0 * 2 ** (attempt - 1), 10_000)));
     this.#producer = this.#newProducer();
     while (!this.#stopping) {
       // How far each partition should be now.
@@ -186,28 +189,31 @@ export class EventProducer {
       try {
         await this.#producer.send({ messages });
         for (let p = 0; p < parts; p++) this.#next[p]! += counts[p]!;
-        settle = o.settleMs ?? 1000;
+        settle.reset();
       } catch (err) {
         this.errors++;
         this.lastError = (err as Error).message;
         o.onError?.(err as Error);
         await this.#producer.close(true).catch(() => {});
         // Resync from the topic itself: what landed stays, what did not is sent again.
-        for (;;) {
-          await sleep(settle);
-          settle = Math.min(settle * 2, 10_000);
-          if (this.#stopping) break;
-          try {
+        // Each try waits the next settle delay first; a stop ends it without one.
+        await retry(
+          async () => {
+            if (this.#stopping) return;
             const ends = await stableEndOffsets(this.#admin, o.topic, parts);
             for (let p = 0; p < parts; p++) this.#next[p] = ends[p]!;
             this.resyncs++;
-            break;
-          } catch (e2) {
-            this.errors++;
-            this.lastError = (e2 as Error).message;
-            o.onError?.(e2 as Error);
-          }
-        }
+          },
+          {
+            backoff: settle,
+            delayFirst: true,
+            onError: (e2) => {
+              this.errors++;
+              this.lastError = (e2 as Error).message;
+              o.onError?.(e2 as Error);
+            },
+          },
+        );
         this.#producer = this.#newProducer();
       }
     }

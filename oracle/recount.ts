@@ -11,6 +11,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { LedgerEntry, Recount } from '../lib/evidence.ts';
+import { retry } from '../lib/retry.ts';
 import { Generator } from './generator.ts';
 import { ObjectStore, mapLimit, type StoreSettings } from './store.ts';
 import { EventTally, judgeBody } from './tally.ts';
@@ -45,17 +46,9 @@ export interface RecountResult {
   tally: EventTally;
 }
 
-async function withRetry<T>(attempts: number, fn: () => Promise<T>): Promise<T> {
-  let delay = 500;
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= attempts || !(err as { canRetry?: boolean }).canRetry) throw err;
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 8_000);
-    }
-  }
+/** A store call retried on a retryable failure (QualError.canRetry), 0.5 s doubling to 8 s. */
+function withRetry<T>(attempts: number, fn: () => Promise<T>): Promise<T> {
+  return retry(fn, { attempts, backoff: { initialMs: 500, maxMs: 8_000 }, isRetryable: (err) => !!(err as { canRetry?: boolean }).canRetry });
 }
 
 export function readJudgedLedger(file: string): Map<string, LedgerEntry> {

@@ -14,6 +14,7 @@ import { sleep } from '../lib/sleep.ts';
 import { appendFileSync } from 'node:fs';
 import type { Sample } from '../lib/evidence.ts';
 import { QualError } from '../lib/errors.ts';
+import { retry, RetryStoppedError } from '../lib/retry.ts';
 import type { IncrementalJudge } from './judge.ts';
 
 export interface SamplerOptions {
@@ -88,35 +89,30 @@ export class Sampler {
    */
   async sample(signal?: AbortSignal): Promise<Sample> {
     const o = this.#o;
-    const t0 = Date.now();
-    const deadline = t0 + (o.deadlineMs ?? 120_000);
     let errors = 0;
     let lastError: string | undefined;
-    let backoff = o.backoffMs ?? 500;
     let stuck = false;
-    for (;;) {
-      try {
-        await o.judge.pass();
-        break;
-      } catch (err) {
-        const qe = err instanceof QualError ? err : new QualError('INTERNAL', (err as Error)?.message ?? String(err), undefined, { cause: err });
-        errors++;
-        lastError = qe.message;
-        const left = deadline - Date.now();
-        if (!qe.canRetry) {
-          stuck = true;
-          this.#stuckError = qe;
-          break;
-        }
-        if (left <= 0) {
-          stuck = true;
-          this.#stuckError = new QualError('STORE_UNAVAILABLE', `stuck oracle: a sample could not complete within ${Math.round((o.deadlineMs ?? 120_000) / 1000)} s (${errors} attempts; last error: ${qe.message})`);
-          break;
-        }
-        if (signal?.aborted) break;
-        await sleep(Math.min(backoff, left), signal);
-        backoff = Math.min(backoff * 2, o.maxBackoffMs ?? 8_000);
+    const asQual = (err: unknown): QualError => (err instanceof QualError ? err : new QualError('INTERNAL', (err as Error)?.message ?? String(err), undefined, { cause: err }));
+    try {
+      await retry(() => o.judge.pass(), {
+        deadlineMs: o.deadlineMs ?? 120_000,
+        backoff: { initialMs: o.backoffMs ?? 500, maxMs: o.maxBackoffMs ?? 8_000 },
+        signal,
+        isRetryable: (err) => asQual(err).canRetry,
+        onError: (err) => {
+          errors++;
+          lastError = asQual(err).message;
+        },
+      });
+    } catch (err) {
+      if (!(err instanceof RetryStoppedError)) {
+        stuck = true;
+        this.#stuckError = asQual(err);
+      } else if (err.reason === 'deadline') {
+        stuck = true;
+        this.#stuckError = new QualError('STORE_UNAVAILABLE', `stuck oracle: a sample could not complete within ${Math.round((o.deadlineMs ?? 120_000) / 1000)} s (${errors} attempts; last error: ${lastError})`);
       }
+      // Aborted (stop): not stuck; the sample keeps what it had.
     }
     // Produced is read after the pass: everything judged was produced before it was committed.
     const producedPer = o.produced();
