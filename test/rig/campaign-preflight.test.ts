@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { preflight } from '../../campaigns/runner/preflight.ts';
 import type { Verdict } from '../../lib/evidence.ts';
+import { poll } from '../../lib/retry.ts';
 import { healAll, pauseService } from '../../rig/faults.ts';
 import { KAFKA_SERVICE } from '../../rig/kafka.ts';
 import { listServices } from '../../rig/services.ts';
@@ -50,16 +51,12 @@ oracle: { sampleIntervalS: 3 }
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
-  const deadline = Date.now() + 240_000;
-  let hungUp = false;
-  while (Date.now() < deadline && child.exitCode === null) {
-    if (chaosOf(runDir).some((r) => r.kind === 'partition' && r.phase === 'landed' && r.faultId !== 'g001')) {
-      child.kill('SIGHUP');
-      hungUp = true;
-      break;
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  const seen = await poll(
+    () => (child.exitCode !== null ? 'exited' : chaosOf(runDir).some((r) => r.kind === 'partition' && r.phase === 'landed' && r.faultId !== 'g001') ? 'landed' : null),
+    { deadlineMs: 240_000, intervalMs: 500 },
+  );
+  const hungUp = seen === 'landed';
+  if (hungUp) child.kill('SIGHUP');
   t.ok(hungUp, `the partition landed and the run was hung up (${err.slice(-500)})`);
   const { code, signal } = await exited;
   t.equal(signal, null, 'the process was not killed by the signal');

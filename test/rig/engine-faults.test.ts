@@ -7,7 +7,9 @@
 import t from 'tap';
 import { clinkEngine } from '../../engine/clink/plug.ts';
 import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../../engine/clink/testkit.ts';
-import { signalService, waitFor, waitPidGone } from '../../rig/process.ts';
+import { poll } from '../../lib/retry.ts';
+import { signalService, waitPidGone } from '../../rig/process.ts';
+import { restartDead, waitCheckpointAfter } from '../helpers/clink-rig.ts';
 
 const kit = rigKit();
 const runId = `eng-faults-${Date.now()}`;
@@ -23,38 +25,12 @@ t.teardown(async () => {
   await kit.close();
 });
 
-async function restartDead(): Promise<string[]> {
-  const restarted: string[] = [];
-  for (const p of await engine.processes()) {
-    if (p.pid === null) {
-      await engine.restart(p.host, p.role);
-      restarted.push(p.host);
-    }
-  }
-  return restarted;
-}
-
-async function waitCheckpointAfter(id: number | null, timeoutMs = 60_000): Promise<number> {
-  let last = id ?? 0;
-  await waitFor(
-    `a completed checkpoint after ${id}`,
-    async () => {
-      const h = await engine.health();
-      last = h.lastCompletedCheckpointId ?? 0;
-      return h.running && last > (id ?? 0);
-    },
-    timeoutMs,
-    500,
-  );
-  return last;
-}
-
 t.test('setup', async (t) => {
   await createTopic(kit.bootstrap, topic, 4, 3);
   await engine.deploy(kit.ctx(runId, (l) => t.comment(l)), { topic, partitions: 4, bucket: kit.state.store.bucket, prefix, checkpointIntervalMs: 3000 });
   await engine.start();
   await producer.produce(4000);
-  await waitCheckpointAfter(null);
+  await waitCheckpointAfter(engine, null, 60_000);
 });
 
 for (const point of engine.mandatoryFaultPoints) {
@@ -63,13 +39,16 @@ for (const point of engine.mandatoryFaultPoints) {
     const epochBefore = (await engine.health()).epoch;
     await engine.armFaultPoint(point);
     // Keep input flowing so there is something to prepare and commit.
-    const deadline = Date.now() + 60_000;
-    let fired = await engine.firedFaultPoints();
-    while (fired.length === before && Date.now() < deadline) {
-      await producer.produce(1000);
-      await sleep(1000);
-      fired = await engine.firedFaultPoints();
-    }
+    const fired =
+      (await poll(
+        async () => {
+          const f = await engine.firedFaultPoints();
+          if (f.length !== before) return f;
+          await producer.produce(1000);
+          return null;
+        },
+        { deadlineMs: 60_000, intervalMs: 1000 },
+      )) ?? (await engine.firedFaultPoints());
     t.equal(fired.length, before + 1, `${point} fired once`);
     const f = fired[fired.length - 1]!;
     t.equal(f.point, point);
@@ -77,10 +56,10 @@ for (const point of engine.mandatoryFaultPoints) {
     t.ok(typeof f.pid === 'number' && f.pid > 0, 'the firing records its pid');
     const host = kit.state.hosts.find((h) => h.name === f.host)!;
     await waitPidGone(kit.remote(host.name), f.pid, 10_000);
-    const restarted = await restartDead();
-    t.ok(restarted.includes(f.host), `restarted ${restarted.join(', ')}`);
+    const restarted = await restartDead(engine);
+    t.ok(restarted.some((r) => r.host === f.host), `restarted ${restarted.map((r) => `${r.role}@${r.host}`).join(', ')}`);
     const h0 = await engine.health();
-    await waitCheckpointAfter(h0.lastCompletedCheckpointId, 90_000);
+    await waitCheckpointAfter(engine, h0.lastCompletedCheckpointId, 90_000);
     const h = await engine.health();
     t.ok(h.epoch > epochBefore, `new epoch ${h.epoch} > ${epochBefore}`);
   });
@@ -97,7 +76,7 @@ t.test('coordinator SIGKILL: same worker processes, checkpoints resume', async (
   await sleep(2000);
   await engine.restart(coord.name, 'coordinator');
   await producer.produce(2000);
-  const id = await waitCheckpointAfter(h0.lastCompletedCheckpointId, 90_000);
+  const id = await waitCheckpointAfter(engine, h0.lastCompletedCheckpointId, 90_000);
   const h = await engine.health();
   t.ok(h.epoch > h0.epoch, `epoch raised ${h0.epoch} → ${h.epoch}`);
   t.ok(id > (h0.lastCompletedCheckpointId ?? 0), `checkpoint ${id} completed after the restart`);

@@ -16,13 +16,15 @@
  * object at its key: the fault's evidence then reads 'accepted' and the test fails.
  */
 import t from 'tap';
-import type { FaultContext, LandedFault } from '../../chaos/fault.ts';
+import type { LandedFault } from '../../chaos/fault.ts';
 import { storeTamper } from '../../chaos/store-tamper.ts';
 import { COORDINATOR_SERVICE, clinkEngine } from '../../engine/clink/plug.ts';
-import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../../engine/clink/testkit.ts';
+import { LineProducer, createTopic, rigKit, waitAllCommitted } from '../../engine/clink/testkit.ts';
 import type { PlannedFault, TamperVariant } from '../../lib/evidence.ts';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { poll } from '../../lib/retry.ts';
 import { serviceLogTail, signalService, waitFor, waitPidGone } from '../../rig/process.ts';
+import { faultCtx } from '../helpers/clink-rig.ts';
 
 const mutant = process.env.CLINK_QUAL_TEST_MUTANT || undefined;
 const kit = rigKit();
@@ -34,15 +36,7 @@ const producer = new LineProducer(kit.bootstrap, topic, 4);
 const coord = kit.state.hosts.find((h) => h.roles.includes('coordinator'))!;
 // Long enough that the tamper and the coordinator kill land before the next checkpoint.
 const INTERVAL_MS = 8000;
-const ctx = (t: { comment(...a: unknown[]): void }): FaultContext => ({
-  rig: kit.state,
-  remote: kit.remote,
-  engine,
-  credentials: kit.credentials,
-  checkpointIntervalMs: INTERVAL_MS,
-  prefix,
-  log: (l) => t.comment(l),
-});
+const ctx = faultCtx(kit, engine, { checkpointIntervalMs: INTERVAL_MS, prefix });
 const active: LandedFault[] = [];
 
 t.teardown(async () => {
@@ -70,11 +64,7 @@ async function freshDataCheckpoint(t: { comment(...a: unknown[]): void }): Promi
     await producer.produce(2000);
     let id = before;
     await waitFor('the next completed checkpoint', async () => ((id = (await engine.health()).lastCompletedCheckpointId ?? 0) > before), 60_000, 200);
-    const deadline = Date.now() + 3000;
-    while (Date.now() < deadline) {
-      if ((await keysOfCheckpoint(id)).length > 0) return id;
-      await sleep(200);
-    }
+    if (await poll(async () => (await keysOfCheckpoint(id)).length > 0, { deadlineMs: 3000, intervalMs: 200 })) return id;
     t.comment(`checkpoint ${id} committed no object (idle); producing again`);
   }
   throw new Error('no checkpoint with data completed');

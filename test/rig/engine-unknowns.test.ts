@@ -24,7 +24,8 @@ import { parseLog } from '../../engine/clink/durable-log.ts';
 import { clinkDir, clinkEngine } from '../../engine/clink/plug.ts';
 import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../../engine/clink/testkit.ts';
 import type { PlannedFault } from '../../lib/evidence.ts';
-import { serviceDir, signalService, waitFor, waitPidGone } from '../../rig/process.ts';
+import { serviceDir, signalService, waitPidGone } from '../../rig/process.ts';
+import { faultCtx, restartDead, waitCheckpointAfter as waitCheckpointAfterOf } from '../helpers/clink-rig.ts';
 
 const mutant = process.env.CLINK_QUAL_TEST_MUTANT || undefined;
 const kit = rigKit();
@@ -34,7 +35,7 @@ const prefix = `${runId}/`;
 const engine = clinkEngine();
 const producer = new LineProducer(kit.bootstrap, topic, 4);
 const coord = kit.state.hosts.find((h) => h.roles.includes('coordinator'))!;
-const ctx = (t: { comment(...a: unknown[]): void }): FaultContext => ({ rig: kit.state, remote: kit.remote, engine, credentials: kit.credentials, checkpointIntervalMs: 3000, log: (l) => t.comment(l) });
+const ctx = faultCtx(kit, engine, { checkpointIntervalMs: 3000 });
 const active: LandedFault[] = [];
 
 t.teardown(async () => {
@@ -48,31 +49,7 @@ async function lastCompleted(): Promise<number> {
   return (await engine.health()).lastCompletedCheckpointId ?? 0;
 }
 
-async function waitCheckpointAfter(id: number, timeoutMs = 90_000): Promise<number> {
-  let last = id;
-  await waitFor(
-    `a completed checkpoint after ${id}`,
-    async () => {
-      const h = await engine.health();
-      last = h.lastCompletedCheckpointId ?? 0;
-      return h.running && last > id;
-    },
-    timeoutMs,
-    500,
-  );
-  return last;
-}
-
-async function restartDead(): Promise<string[]> {
-  const out: string[] = [];
-  for (const p of await engine.processes()) {
-    if (p.pid === null) {
-      await engine.restart(p.host, p.role);
-      out.push(`${p.role}@${p.host}`);
-    }
-  }
-  return out;
-}
+const waitCheckpointAfter = (id: number): Promise<number> => waitCheckpointAfterOf(engine, id);
 
 function fault(id: string, f: Omit<PlannedFault, 'id' | 'atS'>): PlannedFault {
   return { id, atS: 0, ...f };
@@ -173,7 +150,7 @@ t.test('disk-full: the coordinator state filesystem fills; it stops loudly and r
   const h0 = await engine.health();
   const pid = await signalService(kit.remote(coord.name), 'clink-coordinator', 'KILL');
   await waitPidGone(kit.remote(coord.name), pid!, 10_000);
-  await restartDead();
+  await restartDead(engine);
   await producer.produce(1000);
   const id = await waitCheckpointAfter(h0.lastCompletedCheckpointId ?? 0);
   const h1 = await engine.health();

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { repoRoot, stateDir } from '../../lib/paths.ts';
+import { poll } from '../../lib/retry.ts';
 
 const cliPath = path.join(repoRoot, 'bin', 'clink-qual.ts');
 const cli = (...args: string[]) => spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', timeout: 600_000 });
@@ -57,8 +58,7 @@ t.test('rig down leaves nothing, and is idempotent', async (t) => {
 
 t.test('a rig up killed half-way is cleared by the next rig up, which leaves the rig up', async (t) => {
   const child = spawn(process.execPath, [cliPath, 'rig', 'up'], { stdio: 'ignore' });
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline && !leftovers().ns.includes('cq-store')) await new Promise((r) => setTimeout(r, 100));
+  await poll(() => leftovers().ns.includes('cq-store'), { deadlineMs: 60_000, intervalMs: 100 });
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
   const half = leftovers();
