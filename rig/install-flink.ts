@@ -19,13 +19,12 @@
  * (the plugin jar), flink-job (the jar; its version is the sha256 of the job's sources, so
  * an edited job is rebuilt).
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
-import { sha256Dir, sha256File, type Component } from './install.ts';
+import { sh, sha256Dir, sha256File, type Component } from './install.ts';
 
 export const FLINK_PINS = {
   flink: '2.2.0',
@@ -37,20 +36,6 @@ export const FLINK_JOB_JAR = 'clink-qual-flink-job.jar';
 
 export function flinkHome(): string {
   return path.join(cacheDir(), `flink-${FLINK_PINS.flink}`);
-}
-
-function run(cmd: string, args: string[], cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let tail = '';
-    const keep = (d: Buffer) => {
-      tail = (tail + d.toString()).slice(-4000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', (err) => reject(new QualError('INSTALL_FAILED', `${cmd}: ${err.message}`)));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new QualError('INSTALL_FAILED', `${cmd} ${args.join(' ')} exited ${code}:\n${tail}`))));
-  });
 }
 
 function dep(groupId: string, artifactId: string, version: string): string {
@@ -87,7 +72,7 @@ async function flinkLib(prev: Component | undefined, log: (l: string) => void): 
   writeFileSync(path.join(home, 'pom.xml'), flinkRuntimePom());
   const tmp = path.join(home, 'lib.tmp');
   rmSync(tmp, { recursive: true, force: true });
-  await run('mvn', ['-q', '-B', 'dependency:copy-dependencies', `-DoutputDirectory=${tmp}`, '-DincludeScope=runtime'], home);
+  await sh('mvn', ['-q', '-B', 'dependency:copy-dependencies', `-DoutputDirectory=${tmp}`, '-DincludeScope=runtime'], { cwd: home });
   rmSync(lib, { recursive: true, force: true });
   renameSync(tmp, lib);
   return { name: 'flink', version: FLINK_PINS.flink, path: lib, sha256: await sha256Dir(lib) };
@@ -101,7 +86,7 @@ async function s3Plugin(prev: Component | undefined, log: (l: string) => void): 
   const tmp = path.join(flinkHome(), 'plugins.tmp');
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  await run('mvn', ['-q', '-B', 'dependency:copy', `-Dartifact=org.apache.flink:flink-s3-fs-hadoop:${FLINK_PINS.flink}`, `-DoutputDirectory=${tmp}`], flinkHome());
+  await sh('mvn', ['-q', '-B', 'dependency:copy', `-Dartifact=org.apache.flink:flink-s3-fs-hadoop:${FLINK_PINS.flink}`, `-DoutputDirectory=${tmp}`], { cwd: flinkHome() });
   mkdirSync(dir, { recursive: true });
   renameSync(path.join(tmp, path.basename(jar)), jar);
   rmSync(tmp, { recursive: true, force: true });
@@ -143,7 +128,7 @@ async function job(prev: Component | undefined, log: (l: string) => void): Promi
     mkdirSync(path.dirname(dst), { recursive: true });
     copyFileSync(f, dst);
   }
-  await run('mvn', ['-q', '-B', 'package', '-DskipTests', `-Dflink.version=${FLINK_PINS.flink}`, `-Dkafka.connector.version=${FLINK_PINS.kafkaConnector}`], build);
+  await sh('mvn', ['-q', '-B', 'package', '-DskipTests', `-Dflink.version=${FLINK_PINS.flink}`, `-Dkafka.connector.version=${FLINK_PINS.kafkaConnector}`], { cwd: build });
   const built = path.join(build, 'target', FLINK_JOB_JAR);
   if (!existsSync(built)) throw new QualError('INSTALL_FAILED', `the Flink job build produced no ${built}`);
   mkdirSync(path.dirname(out), { recursive: true });

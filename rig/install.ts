@@ -71,7 +71,8 @@ export async function sha256Dir(dir: string): Promise<string> {
   return h.digest('hex');
 }
 
-function sh(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; log: (l: string) => void }): Promise<void> {
+/** Runs an install step; fails with INSTALL_FAILED and the last 4000 characters of its output. */
+export function sh(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; log?: (l: string) => void }): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
