@@ -39,6 +39,7 @@ import { FLINK_JOB_JAR, FLINK_PINS } from '../../rig/install-flink.ts';
 import { QualError } from '../../lib/errors.ts';
 import { FLINK_PORTS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkLayout, type FlinkService } from './config.ts';
 import { FLINK_NOT_APPLICABLE_POINTS } from './fault-points.ts';
+import { EngineHosts } from '../hosts.ts';
 
 export const SINK_FAMILY = 'flink_filesink_s3';
 export const JOBMANAGER_SERVICE: FlinkService = 'flink-jobmanager';
@@ -73,7 +74,7 @@ interface RestCheckpoint {
   trigger_timestamp?: number;
 }
 
-class FlinkEngine implements Engine {
+class FlinkEngine extends EngineHosts implements Engine {
   readonly name = 'flink';
   readonly sinkFamily = SINK_FAMILY;
   /** No named protocol point is injected into Flink (yet): see fault-points.ts. */
@@ -84,7 +85,6 @@ class FlinkEngine implements Engine {
   readonly mutants: readonly MutantInfo[] = [];
   readonly version = FLINK_PINS.flink;
   readonly opts: FlinkPlugOptions;
-  #ctx: EngineContext | null = null;
   #job: EngineJobSpec | null = null;
   #jobId: string | null = null;
   /** Completed checkpoints seen through the REST API, by id (Flink's own history resets when the JobManager restarts). */
@@ -94,28 +94,8 @@ class FlinkEngine implements Engine {
   #lastRestarts = 0;
 
   constructor(opts: FlinkPlugOptions = {}) {
+    super();
     this.opts = opts;
-  }
-
-  get #c(): EngineContext {
-    if (!this.#ctx) throw new QualError('PRECONDITION', 'flink: deploy() was not called');
-    return this.#ctx;
-  }
-
-  #log(line: string): void {
-    this.#ctx?.log?.(line);
-  }
-
-  get coordinatorHost(): HostSpec {
-    const h = this.#c.rig.hosts.find((x) => x.roles.includes('coordinator'));
-    if (!h) throw new QualError('PRECONDITION', 'the rig has no coordinator host');
-    return h;
-  }
-
-  get workerHosts(): HostSpec[] {
-    const ws = this.#c.rig.hosts.filter((x) => x.roles.includes('worker'));
-    if (ws.length === 0) throw new QualError('PRECONDITION', 'the rig has no worker hosts');
-    return ws;
   }
 
   get restUrl(): string {
@@ -126,27 +106,13 @@ class FlinkEngine implements Engine {
     return this.#jobId;
   }
 
-  #engineHosts(): { host: HostSpec; role: EngineRole }[] {
-    return [{ host: this.coordinatorHost, role: 'coordinator' as EngineRole }, ...this.workerHosts.map((host) => ({ host, role: 'worker' as EngineRole }))];
-  }
-
-  #remote(host: HostSpec | string): Remote {
-    return this.#c.remote(typeof host === 'string' ? host : host.name);
-  }
-
-  #roleOf(hostName: string): EngineRole {
-    if (this.coordinatorHost.name === hostName) return 'coordinator';
-    if (this.workerHosts.some((h) => h.name === hostName)) return 'worker';
-    throw new QualError('BAD_ARGUMENTS', `${hostName} is not an engine host`);
-  }
-
   #layout(host: HostSpec): FlinkLayout {
     const d = flinkDir(host);
     return { java: 'java', lib: `${d}/lib`, conf: `${d}/conf` };
   }
 
   async deploy(ctx: EngineContext, job: EngineJobSpec): Promise<void> {
-    this.#ctx = ctx;
+    this.deployedCtx = ctx;
     this.#job = job;
     this.#jobId = null;
     this.#completed.clear();
@@ -158,15 +124,15 @@ class FlinkEngine implements Engine {
     const lib = component(manifest, 'flink');
     const plugin = component(manifest, 'flink-s3-fs-hadoop');
     const jobJar = component(manifest, 'flink-job');
-    this.#log(`flink: Flink ${lib.version}, job ${jobJar.version} (sha256 ${jobJar.sha256.slice(0, 12)})`);
+    this.log(`flink: Flink ${lib.version}, job ${jobJar.version} (sha256 ${jobJar.sha256.slice(0, 12)})`);
     const libFiles = readdirSync(lib.path).sort();
     const coord = this.coordinatorHost;
     const parallelism = job.partitions;
     const slots = slotsFor(parallelism, this.workerHosts.length);
     const haStorage = this.opts.noHa ? null : `file://${flinkStateDir(coord)}/ha`;
     await Promise.all(
-      this.#engineHosts().map(async ({ host, role }) => {
-        const r = this.#remote(host);
+      this.engineHosts().map(async ({ host, role }) => {
+        const r = this.remote(host);
         const d = flinkDir(host);
         const services: FlinkService[] = role === 'coordinator' ? [JOBMANAGER_SERVICE, ZOOKEEPER_SERVICE] : [TASKMANAGER_SERVICE];
         for (const s of services) await stopService(r, s, 10_000);
@@ -194,13 +160,13 @@ class FlinkEngine implements Engine {
         await r.exec(`chmod 600 ${shQuote(d)}/conf/config.yaml`);
         await r.writeFile(`${d}/conf/log4j.properties`, log4jProperties(), { mode: 0o644 });
         if (role === 'coordinator') await r.writeFile(`${d}/conf/zoo.cfg`, zooCfg(coord.address, `${flinkStateDir(host)}/zk`), { mode: 0o644 });
-        this.#log(`flink: deployed ${role} on ${host.name}`);
+        this.log(`flink: deployed ${role} on ${host.name}`);
       }),
     );
   }
 
   async #startService(host: HostSpec, service: FlinkService): Promise<number> {
-    const r = this.#remote(host);
+    const r = this.remote(host);
     const existing = await servicePid(r, service);
     if (existing !== null) return existing;
     const l = this.#layout(host);
@@ -224,16 +190,16 @@ class FlinkEngine implements Engine {
     const timeout = this.opts.startTimeoutMs ?? 180_000;
     if (!this.opts.noHa) {
       await this.#startService(coord, ZOOKEEPER_SERVICE);
-      await waitFor('ZooKeeper on the coordinator', async () => (await this.#remote(coord).exec(`exec 3<>/dev/tcp/${coord.address}/${FLINK_PORTS.zookeeper}`, { check: false })).code === 0, 60_000, 500);
+      await waitFor('ZooKeeper on the coordinator', async () => (await this.remote(coord).exec(`exec 3<>/dev/tcp/${coord.address}/${FLINK_PORTS.zookeeper}`, { check: false })).code === 0, 60_000, 500);
     }
     await this.#startService(coord, JOBMANAGER_SERVICE);
     await Promise.all(this.workerHosts.map((h) => this.#startService(h, TASKMANAGER_SERVICE)));
     const n = this.workerHosts.length;
     await waitFor(`${n} Flink TaskManagers registered`, async () => (await this.#rest<{ taskmanagers: number }>('/overview')).taskmanagers >= n, timeout, 1000);
-    this.#log(`flink: JobManager and ${n} TaskManagers up`);
+    this.log(`flink: JobManager and ${n} TaskManagers up`);
     if (!this.#jobId) await this.#submit();
     await waitFor('flink job running with every task deployed', async () => (await this.#jobState()).running, timeout, 1000);
-    this.#log(`flink: job ${this.#jobId} running`);
+    this.log(`flink: job ${this.#jobId} running`);
   }
 
   async #submit(): Promise<void> {
@@ -241,19 +207,19 @@ class FlinkEngine implements Engine {
     const coord = this.coordinatorHost;
     const l = this.#layout(coord);
     const args = [
-      '--bootstrap', this.#c.rig.kafka.bootstrap,
+      '--bootstrap', this.ctx.rig.kafka.bootstrap,
       '--topic', job.topic,
       '--output', `s3://${job.bucket}/${job.prefix}`,
       '--checkpoint-interval-ms', String(job.checkpointIntervalMs),
       '--parallelism', String(job.partitions),
       '--family', SINK_FAMILY,
     ];
-    const cmd = `cd ${shQuote(flinkDir(coord))} && FLINK_PLUGINS_DIR=${shQuote(`${flinkDir(coord)}/plugins`)} ${submitCommand(l, `${flinkDir(coord)}/${FLINK_JOB_JAR}`, args)} >> ${shQuote(serviceDir(this.#remote(coord), JOBMANAGER_SERVICE))}/submit.log 2>&1; tail -n 40 ${shQuote(serviceDir(this.#remote(coord), JOBMANAGER_SERVICE))}/submit.log`;
-    const r = await this.#remote(coord).exec(cmd, { timeoutMs: 180_000, check: false });
+    const cmd = `cd ${shQuote(flinkDir(coord))} && FLINK_PLUGINS_DIR=${shQuote(`${flinkDir(coord)}/plugins`)} ${submitCommand(l, `${flinkDir(coord)}/${FLINK_JOB_JAR}`, args)} >> ${shQuote(serviceDir(this.remote(coord), JOBMANAGER_SERVICE))}/submit.log 2>&1; tail -n 40 ${shQuote(serviceDir(this.remote(coord), JOBMANAGER_SERVICE))}/submit.log`;
+    const r = await this.remote(coord).exec(cmd, { timeoutMs: 180_000, check: false });
     const m = /Job has been submitted with JobID ([0-9a-f]{32})/.exec(r.stdout);
     if (!m) throw new QualError('REMOTE_COMMAND_FAILED', `flink: the job was not submitted:\n${r.stdout.slice(-2000)}`);
     this.#jobId = m[1]!;
-    this.#log(`flink: submitted job ${this.#jobId}`);
+    this.log(`flink: submitted job ${this.#jobId}`);
   }
 
   async #jobState(): Promise<{ running: boolean; state: string }> {
@@ -264,23 +230,23 @@ class FlinkEngine implements Engine {
   }
 
   async stop(): Promise<void> {
-    if (!this.#ctx) return;
+    if (!this.deployedCtx) return;
     // Cancel the job first (best effort) so ZooKeeper HA does not keep it for a later cluster.
     if (this.#jobId) await fetch(`${this.restUrl}/jobs/${this.#jobId}?mode=cancel`, { method: 'PATCH', signal: AbortSignal.timeout(5000) }).catch(() => {});
-    await Promise.all(this.workerHosts.map((h) => stopService(this.#remote(h), TASKMANAGER_SERVICE, 15_000)));
-    await stopService(this.#remote(this.coordinatorHost), JOBMANAGER_SERVICE, 15_000);
-    await stopService(this.#remote(this.coordinatorHost), ZOOKEEPER_SERVICE, 10_000);
+    await Promise.all(this.workerHosts.map((h) => stopService(this.remote(h), TASKMANAGER_SERVICE, 15_000)));
+    await stopService(this.remote(this.coordinatorHost), JOBMANAGER_SERVICE, 15_000);
+    await stopService(this.remote(this.coordinatorHost), ZOOKEEPER_SERVICE, 10_000);
   }
 
   async processes(): Promise<EngineProcess[]> {
     return Promise.all(
-      this.#engineHosts().map(async ({ host, role }) => ({ host: host.name, role, service: serviceFor(role), pid: await servicePid(this.#remote(host), serviceFor(role)) })),
+      this.engineHosts().map(async ({ host, role }) => ({ host: host.name, role, service: serviceFor(role), pid: await servicePid(this.remote(host), serviceFor(role)) })),
     );
   }
 
   async restart(hostName: string, role: EngineRole): Promise<EngineProcess> {
-    if (this.#roleOf(hostName) !== role) throw new QualError('BAD_ARGUMENTS', `${hostName} does not run the flink ${role}`);
-    const host = this.#c.rig.hosts.find((h) => h.name === hostName)!;
+    if (this.roleOf(hostName) !== role) throw new QualError('BAD_ARGUMENTS', `${hostName} does not run the flink ${role}`);
+    const host = this.ctx.rig.hosts.find((h) => h.name === hostName)!;
     if (role === 'coordinator' && !this.opts.noHa) await this.#startService(host, ZOOKEEPER_SERVICE);
     const pid = await this.#startService(host, serviceFor(role));
     return { host: hostName, role, service: serviceFor(role), pid };
@@ -328,7 +294,7 @@ class FlinkEngine implements Engine {
   async sinkOpenLines(): Promise<{ host: string; line: string }[]> {
     const out: { host: string; line: string }[] = [];
     for (const host of this.workerHosts) {
-      const r = this.#remote(host);
+      const r = this.remote(host);
       const g = await r.exec(`grep -h 'clink-qual flink sink open: family=' ${shQuote(serviceDir(r, TASKMANAGER_SERVICE))}/out.log 2>/dev/null | tail -n 1`, { check: false });
       const line = g.stdout.trim();
       if (line) out.push({ host: host.name, line });
@@ -364,8 +330,8 @@ class FlinkEngine implements Engine {
 
   async collectLogs(destDir: string): Promise<string[]> {
     const written: string[] = [];
-    for (const { host, role } of this.#engineHosts()) {
-      const r = this.#remote(host);
+    for (const { host, role } of this.engineHosts()) {
+      const r = this.remote(host);
       const services: FlinkService[] = role === 'coordinator' ? [JOBMANAGER_SERVICE, ZOOKEEPER_SERVICE] : [TASKMANAGER_SERVICE];
       const files: [string, string][] = services.map((s) => [`${serviceDir(r, s)}/out.log`, `${s}.out.log`]);
       if (role === 'coordinator') files.push([`${serviceDir(r, JOBMANAGER_SERVICE)}/submit.log`, 'submit.log']);

@@ -1,0 +1,40 @@
+/**
+ * engine/hosts.ts: the coordinator, the workers and each host's role from the rig's host
+ * list, and the plug base's guard before deploy().
+ */
+import t from 'tap';
+import { EngineHosts, coordinatorHost, engineHosts, roleOf, workerHosts } from '../../../engine/hosts.ts';
+import type { HostSpec, RigState, Role } from '../../../rig/types.ts';
+
+const host = (name: string, ...roles: Role[]): HostSpec => ({ name, address: `10.231.0.${name.length}`, roles, ssh: {} as HostSpec['ssh'], dataDir: `/tmp/${name}` });
+const rig = (hosts: HostSpec[]): RigState => ({ hosts }) as unknown as RigState;
+const full = rig([host('broker-1', 'broker'), host('worker-1', 'worker'), host('coordinator', 'coordinator'), host('worker-2', 'worker'), host('store', 'store')]);
+
+t.test('hosts and roles from the rig', async (t) => {
+  t.equal(coordinatorHost(full).name, 'coordinator');
+  t.same(workerHosts(full).map((h) => h.name), ['worker-1', 'worker-2']);
+  t.same(engineHosts(full).map((e) => `${e.role}@${e.host.name}`), ['coordinator@coordinator', 'worker@worker-1', 'worker@worker-2'], 'the coordinator first');
+  t.equal(roleOf(full, 'worker-2'), 'worker');
+  t.equal(roleOf(full, 'coordinator'), 'coordinator');
+  t.throws(() => roleOf(full, 'broker-1'), { code: 'BAD_ARGUMENTS', message: 'broker-1 is not an engine host' });
+  t.throws(() => coordinatorHost(rig([host('worker-1', 'worker')])), { code: 'PRECONDITION' });
+  t.throws(() => workerHosts(rig([host('coordinator', 'coordinator')])), { code: 'PRECONDITION' });
+});
+
+t.test('the plug base: nothing before deploy(), the deployed rig after', async (t) => {
+  class Plug extends EngineHosts {
+    readonly name = 'test-engine';
+    deploy(r: RigState): void {
+      this.deployedCtx = { rig: r, remote: () => { throw new Error('no remote in a unit test'); }, credentials: { accessKeyId: '', secretAccessKey: '' }, runId: 'r' };
+    }
+    role(h: string) {
+      return this.roleOf(h);
+    }
+  }
+  const p = new Plug();
+  t.throws(() => p.coordinatorHost, { code: 'PRECONDITION', message: 'test-engine: deploy() was not called' });
+  p.deploy(full);
+  t.equal(p.coordinatorHost.name, 'coordinator');
+  t.equal(p.workerHosts.length, 2);
+  t.equal(p.role('worker-1'), 'worker');
+});
