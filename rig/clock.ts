@@ -39,13 +39,17 @@ export async function findFaketime(remote: Remote): Promise<string | null> {
 
 /**
  * The environment that starts a process under the host's controlled clock; creates the
- * clock file at '+0'. Throws PRECONDITION when libfaketime is missing on the host.
+ * clock file at '+0' when there is none. An existing file is left as it is, so a process
+ * restarted while the host's clock is stepped (a kill during a clock-step fault) starts on
+ * the stepped clock, as a real host's process would; the clock-step heal and the preflight
+ * (rig/faults.ts healAll) put it back to '+0'. Throws PRECONDITION when libfaketime is
+ * missing on the host.
  */
 export async function controlledClockEnv(remote: Remote): Promise<Record<string, string>> {
   const lib = await findFaketime(remote);
   if (!lib) throw new QualError('PRECONDITION', `${remote.host.name}: libfaketime is not installed (Debian package libfaketime); a campaign with clock-step faults needs it on every engine host`);
   const file = clockFile(remote.host);
-  await remote.exec(`mkdir -p ${shQuote(file.slice(0, file.lastIndexOf('/')))} && echo +0 > ${shQuote(file)}`);
+  await remote.exec(`mkdir -p ${shQuote(file.slice(0, file.lastIndexOf('/')))} && { [ -f ${shQuote(file)} ] || echo +0 > ${shQuote(file)}; }`);
   return {
     LD_PRELOAD: lib,
     FAKETIME_TIMESTAMP_FILE: file,

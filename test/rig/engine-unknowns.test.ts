@@ -24,7 +24,8 @@ import { parseLog } from '../../engine/clink/durable-log.ts';
 import { clinkDir, clinkEngine } from '../../engine/clink/plug.ts';
 import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../../engine/clink/testkit.ts';
 import type { PlannedFault } from '../../lib/evidence.ts';
-import { serviceDir, signalService, waitPidGone } from '../../rig/process.ts';
+import { clockFile, probeClockOffset } from '../../rig/clock.ts';
+import { serviceDir, shQuote, signalService, waitPidGone } from '../../rig/process.ts';
 import { faultCtx, restartDead, waitCheckpointAfter as waitCheckpointAfterOf } from '../helpers/clink-rig.ts';
 
 const mutant = process.env.CLINK_QUAL_TEST_MUTANT || undefined;
@@ -70,6 +71,8 @@ async function heal(landed: LandedFault): Promise<Record<string, unknown>> {
 
 t.test('setup: clink under a controlled clock', async (t) => {
   await createTopic(kit.bootstrap, topic, 4, 3);
+  // An engine start keeps a clock file it finds: one a crashed earlier run left stepped goes.
+  for (const h of kit.state.hosts.filter((x) => x.roles.includes('coordinator') || x.roles.includes('worker'))) await kit.remote(h.name).exec(`rm -f ${shQuote(clockFile(h))}`);
   await engine.deploy(kit.ctx(runId, (l) => t.comment(l)), {
     topic,
     partitions: 4,
@@ -80,6 +83,8 @@ t.test('setup: clink under a controlled clock', async (t) => {
     ...(mutant ? { mutant } : {}),
   });
   await engine.start();
+  const probe = await probeClockOffset(kit.remote(coord.name));
+  t.ok(Math.abs(probe.offsetS) <= 2 && probe.spec === '+0', `the coordinator starts on the real clock (${probe.spec}, ${probe.offsetS} s)`);
   await producer.produce(4000);
   t.ok((await waitCheckpointAfter(0)) > 0, 'a first checkpoint completed');
 });
