@@ -14,9 +14,10 @@
  * began before the committing object's checkpoint completed (checkpoints.jsonl), nearest
  * first, and the epoch change the object belongs to.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COUNTER_NAMES, type CounterName, type Counters } from '../lib/evidence.ts';
+import { readJsonl } from '../lib/jsonl.ts';
 import type { BodyJudgement } from './tally.ts';
 
 export interface FindingObject {
@@ -215,20 +216,6 @@ interface CheckpointLine {
   id: number;
   epoch?: number;
   at?: string;
-}
-
-function readJsonl<T>(file: string): T[] {
-  if (!existsSync(file)) return [];
-  const out: T[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      out.push(JSON.parse(line) as T);
-    } catch {
-      /* a torn last line */
-    }
-  }
-  return out;
 }
 
 /**

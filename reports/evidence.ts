@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
+import { parseJsonl } from '../lib/jsonl.ts';
 import { RUN_PHASES, type ChaosRecord, type GateResult, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type ResourceSample, type RunPhase, type Sample, type Verdict } from '../lib/evidence.ts';
 
 export interface CheckpointSeen {
@@ -98,18 +99,8 @@ function readJsonl<T>(dir: string, name: string, ev: RunEvidence): T[] {
     ev.missing.push(name);
     return [];
   }
-  const out: T[] = [];
   const bad: number[] = [];
-  readFileSync(p, 'utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      if (!line.trim()) return;
-      try {
-        out.push(JSON.parse(line) as T);
-      } catch {
-        bad.push(i + 1);
-      }
-    });
+  const out = parseJsonl<T>(readFileSync(p, 'utf8'), (n) => bad.push(n));
   if (bad.length) ev.unreadable.push(`${name}: ${bad.length} unreadable line${bad.length === 1 ? '' : 's'} (line ${bad.join(', ')}), skipped`);
   return out;
 }

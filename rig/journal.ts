@@ -5,8 +5,9 @@
  * Processes are recorded with their start time (/proc/<pid>/stat field 22), so a recycled
  * PID is never killed by mistake.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { readJsonl } from '../lib/jsonl.ts';
 import { stateDir } from '../lib/paths.ts';
 
 export type JournalEntry =
@@ -25,17 +26,8 @@ export function record(entry: JournalEntry): void {
 }
 
 export function readJournal(): JournalEntry[] {
-  if (!existsSync(journalPath())) return [];
-  const out: JournalEntry[] = [];
-  for (const line of readFileSync(journalPath(), 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      out.push(JSON.parse(line) as JournalEntry);
-    } catch {
-      /* a torn last line from a killed run */
-    }
-  }
-  return out;
+  // A torn last line from a killed run is skipped.
+  return readJsonl<JournalEntry>(journalPath());
 }
 
 export function clearJournal(): void {

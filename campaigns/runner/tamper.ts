@@ -15,22 +15,12 @@
  *  - a reaction 'accepted' (the engine recovered through the tampered key and went on
  *    without an integrity stop) fails the run: the engine took a foreign object as its own.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import type { ChaosRecord, LedgerEntry } from '../../lib/evidence.ts';
+import { readJsonl } from '../../lib/jsonl.ts';
 
 /** ledger.jsonl of a run (empty when missing; a torn last line is skipped). */
 export function readLedger(file: string): LedgerEntry[] {
-  if (!existsSync(file)) return [];
-  const out: LedgerEntry[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      out.push(JSON.parse(line) as LedgerEntry);
-    } catch {
-      /* torn */
-    }
-  }
-  return out;
+  return readJsonl<LedgerEntry>(file);
 }
 
 export interface TamperWindow {
