@@ -3,7 +3,10 @@
  * each. Shared by the engine plugs (engine/clink/plug.ts, engine/flink/plug.ts) through
  * EngineHosts, the base of a plug that keeps the context deploy() was given.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
+import { shQuote } from '../rig/process.ts';
 import type { Remote } from '../rig/remote.ts';
 import type { HostSpec, RigState } from '../rig/types.ts';
 import type { EngineContext, EngineRole } from './engine.ts';
@@ -29,6 +32,28 @@ export function roleOf(rig: RigState, hostName: string): EngineRole {
   if (coordinatorHost(rig).name === hostName) return 'coordinator';
   if (workerHosts(rig).some((h) => h.name === hostName)) return 'worker';
   throw new QualError('BAD_ARGUMENTS', `${hostName} is not an engine host`);
+}
+
+/**
+ * Downloads the files of one host that exist ([remote path, local name]) into hostDir
+ * (created); a file that fails to download leaves <name>.error with the reason. Returns the
+ * local paths written.
+ */
+export async function collectHostFiles(r: Remote, files: readonly (readonly [string, string])[], hostDir: string): Promise<string[]> {
+  const written: string[] = [];
+  mkdirSync(hostDir, { recursive: true });
+  for (const [remotePath, name] of files) {
+    const exists = await r.exec(`[ -f ${shQuote(remotePath)} ] && echo yes`, { check: false });
+    if (exists.stdout.trim() !== 'yes') continue;
+    const local = path.join(hostDir, name);
+    try {
+      await r.download(remotePath, local);
+      written.push(local);
+    } catch (err) {
+      writeFileSync(`${local}.error`, String((err as Error).message));
+    }
+  }
+  return written;
 }
 
 /** The base of an engine plug: the context deploy() was given, and the hosts it names. */

@@ -26,7 +26,7 @@
  * across JobManager restarts, which reset Flink's own counters), /jobs/<id>/metrics for
  * numRestarts.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ListMultipartUploadsCommand, S3Client, type ListMultipartUploadsCommandOutput } from '@aws-sdk/client-s3';
 import type { Engine, EngineContext, EngineHealth, EngineJobSpec, EngineProcess, EngineRole, FaultPointFiring, MutantInfo } from '../engine.ts';
@@ -39,7 +39,7 @@ import { FLINK_JOB_JAR, FLINK_PINS } from '../../rig/install-flink.ts';
 import { QualError } from '../../lib/errors.ts';
 import { FLINK_PORTS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkLayout, type FlinkService } from './config.ts';
 import { FLINK_NOT_APPLICABLE_POINTS } from './fault-points.ts';
-import { EngineHosts } from '../hosts.ts';
+import { EngineHosts, collectHostFiles } from '../hosts.ts';
 
 export const SINK_FAMILY = 'flink_filesink_s3';
 export const JOBMANAGER_SERVICE: FlinkService = 'flink-jobmanager';
@@ -336,18 +336,7 @@ class FlinkEngine extends EngineHosts implements Engine {
       const files: [string, string][] = services.map((s) => [`${serviceDir(r, s)}/out.log`, `${s}.out.log`]);
       if (role === 'coordinator') files.push([`${serviceDir(r, JOBMANAGER_SERVICE)}/submit.log`, 'submit.log']);
       const hostDir = path.join(destDir, host.name);
-      mkdirSync(hostDir, { recursive: true });
-      for (const [remotePath, name] of files) {
-        const exists = await r.exec(`[ -f ${shQuote(remotePath)} ] && echo yes`, { check: false });
-        if (exists.stdout.trim() !== 'yes') continue;
-        const local = path.join(hostDir, name);
-        try {
-          await r.download(remotePath, local);
-          written.push(local);
-        } catch (err) {
-          writeFileSync(`${local}.error`, String((err as Error).message));
-        }
-      }
+      written.push(...(await collectHostFiles(r, files, hostDir)));
       // The config without its credentials.
       const cfg = await r.exec(`grep -v -E '^s3\\.(access|secret)-key:' ${shQuote(flinkDir(host))}/conf/config.yaml 2>/dev/null`, { check: false });
       if (cfg.stdout) {

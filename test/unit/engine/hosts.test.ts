@@ -1,10 +1,15 @@
 /**
  * engine/hosts.ts: the coordinator, the workers and each host's role from the rig's host
- * list, and the plug base's guard before deploy().
+ * list, the plug base's guard before deploy(), and collecting a host's files (over a
+ * Remote that runs here).
  */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import t from 'tap';
-import { EngineHosts, coordinatorHost, engineHosts, roleOf, workerHosts } from '../../../engine/hosts.ts';
+import { EngineHosts, collectHostFiles, coordinatorHost, engineHosts, roleOf, workerHosts } from '../../../engine/hosts.ts';
 import type { HostSpec, RigState, Role } from '../../../rig/types.ts';
+import { localRemote } from '../../helpers/local-remote.ts';
 
 const host = (name: string, ...roles: Role[]): HostSpec => ({ name, address: `10.231.0.${name.length}`, roles, ssh: {} as HostSpec['ssh'], dataDir: `/tmp/${name}` });
 const rig = (hosts: HostSpec[]): RigState => ({ hosts }) as unknown as RigState;
@@ -37,4 +42,33 @@ t.test('the plug base: nothing before deploy(), the deployed rig after', async (
   t.equal(p.coordinatorHost.name, 'coordinator');
   t.equal(p.workerHosts.length, 2);
   t.equal(p.role('worker-1'), 'worker');
+});
+
+t.test('collectHostFiles: the files that exist, a .error for one that fails', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hosts-collect-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const remoteDir = path.join(dir, 'remote');
+  mkdirSync(remoteDir);
+  writeFileSync(path.join(remoteDir, 'out.log'), 'log line\n');
+  mkdirSync(path.join(remoteDir, 'a-dir.json'));
+  const r = localRemote(remoteDir);
+  // a-dir.json is not a regular file ([ -f ] is false), so it is skipped like a missing one;
+  // unreadable.log exists but cannot be copied over a directory of the same name locally.
+  writeFileSync(path.join(remoteDir, 'unreadable.log'), 'x');
+  const hostDir = path.join(dir, 'logs', 'worker-1');
+  mkdirSync(path.join(hostDir, 'unreadable.log'), { recursive: true });
+  const written = await collectHostFiles(
+    r,
+    [
+      [path.join(remoteDir, 'out.log'), 'out.log'],
+      [path.join(remoteDir, 'missing.jsonl'), 'missing.jsonl'],
+      [path.join(remoteDir, 'a-dir.json'), 'a-dir.json'],
+      [path.join(remoteDir, 'unreadable.log'), 'unreadable.log'],
+    ],
+    hostDir,
+  );
+  t.same(written, [path.join(hostDir, 'out.log')]);
+  t.equal(readFileSync(path.join(hostDir, 'out.log'), 'utf8'), 'log line\n');
+  t.notOk(existsSync(path.join(hostDir, 'missing.jsonl')));
+  t.match(readFileSync(path.join(hostDir, 'unreadable.log.error'), 'utf8'), /EISDIR|directory/i, 'the failure is kept beside');
 });

@@ -5,35 +5,17 @@
  * installed). The Remote here runs bash locally in a temporary dataDir: only the transport
  * differs from the rig's SSH.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { clockFile, controlledClockEnv, findFaketime, probeClockOffset, setClockOffset } from '../../../rig/clock.ts';
-import type { ExecResult, Remote } from '../../../rig/remote.ts';
-import type { HostSpec } from '../../../rig/types.ts';
+import { localRemote } from '../../helpers/local-remote.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'clock-test-'));
 t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-const host = { name: 'local', address: '127.0.0.1', roles: ['worker'], ssh: {}, dataDir } as unknown as HostSpec;
-const unused = () => Promise.reject(new Error('not used by rig/clock.ts'));
-const local: Remote = {
-  host,
-  exec: (cmd, opts) =>
-    new Promise<ExecResult>((resolve, reject) =>
-      execFile('bash', ['-c', cmd], { timeout: opts?.timeoutMs ?? 60_000 }, (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-        if (code !== 0 && opts?.check !== false) reject(new Error(`exit ${code}: ${stderr}`));
-        else resolve({ code, stdout, stderr });
-      }),
-    ),
-  upload: unused,
-  writeFile: unused,
-  readFile: unused,
-  download: unused,
-  close: async () => {},
-};
+const local = localRemote(dataDir);
+const host = local.host;
 
 const lib = await findFaketime(local);
 
