@@ -12,7 +12,8 @@
  *  - `Backoff`: the delays between attempts (exponential with a cap, a fixed interval, or
  *    any function of the attempt); an instance keeps its place across retry() calls.
  *
- * Deadlines are wall-clock (Date.now()), like the loops this replaced.
+ * Deadlines are wall-clock (Date.now()), like the loops this replaced; the engine's processes,
+ * whose wall clock a clock-step fault moves, use retry without one (delays are timers).
  */
 import { QualError } from './errors.ts';
 import { sleep } from './sleep.ts';
@@ -62,7 +63,7 @@ export interface RetryOptions {
   delayFirst?: boolean;
   /** No retry once aborted; the sleep between attempts ends early on abort. */
   signal?: AbortSignal;
-  /** Whether a failure may be retried (default: every failure). */
+  /** Whether a failure may be retried (default: every failure). It may also throw, ending the retries with its own error. */
   isRetryable?: (err: unknown, attempt: number) => boolean | Promise<boolean>;
   /** Told of every failed attempt, retried or not, before anything else is decided. */
   onError?: (err: unknown, attempt: number) => void;

@@ -147,3 +147,18 @@ t.test('waitUntil: the answer, or READINESS_TIMEOUT naming what and the last err
   ac.abort();
   await t.rejects(waitUntil(() => false, { what: 'aborted', deadlineMs: 1000, signal: ac.signal }), { code: 'ABORTED' });
 });
+
+t.test('retry: isRetryable may throw its own error to end the retries', async (t) => {
+  const f = failing(10);
+  await t.rejects(
+    retry(f.fn, {
+      backoff: 1,
+      isRetryable: (_e, attempt) => {
+        if (attempt === 3) throw new Error('deadline of my own');
+        return true;
+      },
+    }),
+    { message: 'deadline of my own' },
+  );
+  t.equal(f.calls(), 3);
+});
