@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { FAULT_KINDS, type FaultKind, type Verdict } from '../../lib/evidence.ts';
 import { repoRoot, runsDir } from '../../lib/paths.ts';
@@ -22,6 +22,7 @@ t.test('quick campaign passes', async (t) => {
     timeout: 20 * 60_000,
   });
   t.equal(r.status, 0, `exit 0 (stdout: ${r.stdout.slice(-1500)})`);
+  t.equal(readlinkSync(path.join(runsDir(), 'latest')), runId, 'runs/latest names this run (the runner points it there when the run starts)');
   const verdict = JSON.parse(readFileSync(path.join(runDir, 'verdict.json'), 'utf8')) as Verdict;
   t.equal(verdict.verdict, 'PASS', verdict.reasons.join('; '));
   t.same(verdict.uncoveredFaultPoints, []);
