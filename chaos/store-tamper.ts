@@ -36,6 +36,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { EngineHealth } from '../engine/engine.ts';
+import { parseClinkKey } from '../engine/clink/sink/keys.ts';
 import type { TamperVariant } from '../lib/evidence.ts';
 import { poll } from '../lib/retry.ts';
 import { FaultNotLanded, type FaultContext, type FaultPackage } from './fault.ts';
@@ -46,14 +47,6 @@ export interface StoreObjectRef {
   key: string;
   size: number;
   lastModified?: string;
-}
-
-const CLINK_KEY = /subtask=(\d+)\/epoch=(\d+)\/chk=(\d+)\.jsonl$/;
-
-/** Clink's (subtask, epoch, checkpoint) from a key, or null for another layout. */
-export function parseClinkKey(key: string): { subtask: number; epoch: number; checkpointId: number } | null {
-  const m = CLINK_KEY.exec(key);
-  return m ? { subtask: Number(m[1]), epoch: Number(m[2]), checkpointId: Number(m[3]) } : null;
 }
 
 /**

@@ -16,6 +16,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseClinkKey } from '../engine/clink/sink/keys.ts';
 import { COUNTER_NAMES, type CounterName, type Counters } from '../lib/evidence.ts';
 import { readJsonl } from '../lib/jsonl.ts';
 import type { BodyJudgement } from './tally.ts';
@@ -75,9 +76,8 @@ export interface Finding {
 
 /** subtask, epoch and checkpoint as Clink's key encodes them, else null. */
 export function placeOfKey(key: string): { subtask: number | null; epoch: number | null; checkpoint: number | null } {
-  const m = /subtask=(\d+)\/epoch=(\d+)\/chk=(\d+)\.jsonl$/.exec(key);
-  if (!m) return { subtask: null, epoch: null, checkpoint: null };
-  return { subtask: Number(m[1]), epoch: Number(m[2]), checkpoint: Number(m[3]) };
+  const p = parseClinkKey(key);
+  return p ? { subtask: p.subtask, epoch: p.epoch, checkpoint: p.checkpointId } : { subtask: null, epoch: null, checkpoint: null };
 }
 
 interface Obj {

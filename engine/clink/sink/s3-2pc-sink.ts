@@ -36,6 +36,7 @@ import {
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { MUTANT_NAMES } from '../mutants.ts';
 import type { S3Settings, Sink, SinkContext, SinkFactory, UploadHandle, UploadPart } from './sink-api.ts';
+import { clinkObjectKey } from './keys.ts';
 
 export const SINK_FAMILY = 's3_2pc_sink';
 /** MinIO (and S3) refuse a non-last part smaller than this. */
@@ -364,7 +365,7 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
       // first objects land on keys its predecessor already committed.
       return `${ctx.prefix}subtask=${ctx.subtask}/part-${localPartCounter++}.jsonl`;
     }
-    return `${ctx.prefix}subtask=${ctx.subtask}/epoch=${epoch}/chk=${checkpointId}.jsonl`;
+    return clinkObjectKey(ctx.prefix, { subtask: ctx.subtask, epoch, checkpointId });
   }
 
   /** CreateMultipartUpload, journaled. After an answer was lost, uploads found at the key are journaled as orphans and aborted. */

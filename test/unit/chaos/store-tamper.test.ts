@@ -3,12 +3,7 @@
  * the foreign bytes it writes, and how it reads the engine's reaction from its health.
  */
 import t from 'tap';
-import { chooseTamperTarget, foreignBytes, judgeReaction, parseClinkKey } from '../../../chaos/store-tamper.ts';
-
-t.test('parseClinkKey', async (t) => {
-  t.same(parseClinkKey('runs/r1/subtask=2/epoch=3/chk=41.jsonl'), { subtask: 2, epoch: 3, checkpointId: 41 });
-  t.equal(parseClinkKey('runs/r1/part-0001.jsonl'), null);
-});
+import { chooseTamperTarget, foreignBytes, judgeReaction } from '../../../chaos/store-tamper.ts';
 
 t.test('the target is the newest committed object of a subtask: highest checkpoint, then lowest subtask', async (t) => {
   const objs = [
