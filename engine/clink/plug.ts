@@ -10,15 +10,16 @@
  *   faults/armed.json, faults/fired.jsonl
  * and the services' stdout in <dataDir>/services/clink-<role>/out.log.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Engine, EngineContext, EngineHealth, EngineJobSpec, EngineProcess, EngineRole, FaultPointFiring } from '../engine.ts';
 import type { Remote } from '../../rig/remote.ts';
 import type { HostSpec } from '../../rig/types.ts';
 import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
 import { QualError } from '../../lib/errors.ts';
+import { parseJsonl } from '../../lib/jsonl.ts';
 import { controlledClockEnv } from '../../rig/clock.ts';
 import { hostStateDir } from '../../rig/state-fs.ts';
+import { EngineHosts, collectHostFiles } from '../hosts.ts';
 import { clinkBundle } from './bundle.ts';
 import type { ClinkConfig } from './config.ts';
 import type { ClinkStatus } from './coordinator.ts';
@@ -48,7 +49,7 @@ function serviceFor(role: EngineRole): string {
   return role === 'coordinator' ? COORDINATOR_SERVICE : WORKER_SERVICE;
 }
 
-class ClinkEngine implements Engine {
+class ClinkEngine extends EngineHosts implements Engine {
   readonly name = 'clink';
   readonly sinkFamily = SINK_FAMILY;
   readonly faultPoints = FAULT_POINTS;
@@ -56,61 +57,26 @@ class ClinkEngine implements Engine {
   readonly recoveryFaultPoints = RECOVERY_FAULT_POINTS;
   readonly mutants = CLINK_MUTANTS;
   readonly opts: ClinkPlugOptions;
-  #ctx: EngineContext | null = null;
   #job: EngineJobSpec | null = null;
 
   constructor(opts: ClinkPlugOptions = {}) {
+    super();
     this.opts = opts;
   }
 
-  get #c(): EngineContext {
-    if (!this.#ctx) throw new QualError('PRECONDITION', 'clink: deploy() was not called');
-    return this.#ctx;
-  }
-
-  #log(line: string): void {
-    this.#ctx?.log?.(line);
-  }
-
-  get coordinatorHost(): HostSpec {
-    const h = this.#c.rig.hosts.find((x) => x.roles.includes('coordinator'));
-    if (!h) throw new QualError('PRECONDITION', 'the rig has no coordinator host');
-    return h;
-  }
-
-  get workerHosts(): HostSpec[] {
-    const ws = this.#c.rig.hosts.filter((x) => x.roles.includes('worker'));
-    if (ws.length === 0) throw new QualError('PRECONDITION', 'the rig has no worker hosts');
-    return ws;
-  }
-
-  #engineHosts(): { host: HostSpec; role: EngineRole }[] {
-    return [{ host: this.coordinatorHost, role: 'coordinator' as EngineRole }, ...this.workerHosts.map((host) => ({ host, role: 'worker' as EngineRole }))];
-  }
-
-  #remote(host: HostSpec | string): Remote {
-    return this.#c.remote(typeof host === 'string' ? host : host.name);
-  }
-
-  #roleOf(hostName: string): EngineRole {
-    if (this.coordinatorHost.name === hostName) return 'coordinator';
-    if (this.workerHosts.some((h) => h.name === hostName)) return 'worker';
-    throw new QualError('BAD_ARGUMENTS', `${hostName} is not an engine host`);
-  }
-
   async deploy(ctx: EngineContext, job: EngineJobSpec): Promise<void> {
-    this.#ctx = ctx;
+    this.deployedCtx = ctx;
     this.#job = job;
     if (job.mutant && job.mutant !== 'none' && !CLINK_MUTANTS.some((m) => m.name === job.mutant)) {
       throw new QualError('BAD_ARGUMENTS', `clink: unknown mutant '${job.mutant}' (known: ${CLINK_MUTANTS.map((m) => m.name).join(', ')})`);
     }
     const bundle = await clinkBundle();
-    this.#log(`clink: bundle ${path.basename(bundle.file)} sha256 ${bundle.sha256.slice(0, 12)}`);
+    this.log(`clink: bundle ${path.basename(bundle.file)} sha256 ${bundle.sha256.slice(0, 12)}`);
     const coord = this.coordinatorHost;
     const port = this.opts.coordinatorPort ?? COORDINATOR_PORT;
     await Promise.all(
-      this.#engineHosts().map(async ({ host, role }) => {
-        const r = this.#remote(host);
+      this.engineHosts().map(async ({ host, role }) => {
+        const r = this.remote(host);
         const dir = clinkDir(host);
         // A fresh run: stop leftovers, clear the previous run's state and logs (the bundle stays).
         await stopService(r, serviceFor(role), 5000);
@@ -139,7 +105,7 @@ class ClinkEngine implements Engine {
           workerLossTimeoutMs: this.opts.workerLossTimeoutMs,
         };
         await r.writeFile(`${dir}/config.json`, JSON.stringify(cfg, null, 2), { mode: 0o644 });
-        this.#log(`clink: deployed ${role} on ${host.name}`);
+        this.log(`clink: deployed ${role} on ${host.name}`);
       }),
     );
   }
@@ -147,12 +113,12 @@ class ClinkEngine implements Engine {
   #command(host: HostSpec, role: EngineRole): string {
     const dir = clinkDir(host);
     // RigState.nodePath is relative to the host's dataDir (or absolute).
-    const node = this.#c.rig.nodePath.startsWith('/') ? this.#c.rig.nodePath : `${host.dataDir}/${this.#c.rig.nodePath}`;
+    const node = this.ctx.rig.nodePath.startsWith('/') ? this.ctx.rig.nodePath : `${host.dataDir}/${this.ctx.rig.nodePath}`;
     return `${shQuote(node)} ${shQuote(`${dir}/clink.mjs`)} ${role} ${shQuote(`${dir}/config.json`)}`;
   }
 
   async #startOne(host: HostSpec, role: EngineRole): Promise<number> {
-    const r = this.#remote(host);
+    const r = this.remote(host);
     const existing = await servicePid(r, serviceFor(role));
     if (existing !== null) return existing;
     const env = this.#job?.controlledClock ? await controlledClockEnv(r) : undefined;
@@ -172,35 +138,35 @@ class ClinkEngine implements Engine {
       this.opts.startTimeoutMs ?? 90_000,
       500,
     );
-    this.#log('clink: job running');
+    this.log('clink: job running');
   }
 
   async stop(): Promise<void> {
-    if (!this.#ctx) return;
-    await Promise.all(this.workerHosts.map((h) => stopService(this.#remote(h), WORKER_SERVICE, 10_000)));
-    await stopService(this.#remote(this.coordinatorHost), COORDINATOR_SERVICE, 10_000);
+    if (!this.deployedCtx) return;
+    await Promise.all(this.workerHosts.map((h) => stopService(this.remote(h), WORKER_SERVICE, 10_000)));
+    await stopService(this.remote(this.coordinatorHost), COORDINATOR_SERVICE, 10_000);
   }
 
   async processes(): Promise<EngineProcess[]> {
     return Promise.all(
-      this.#engineHosts().map(async ({ host, role }) => ({
+      this.engineHosts().map(async ({ host, role }) => ({
         host: host.name,
         role,
         service: serviceFor(role),
-        pid: await servicePid(this.#remote(host), serviceFor(role)),
+        pid: await servicePid(this.remote(host), serviceFor(role)),
       })),
     );
   }
 
   async restart(hostName: string, role: EngineRole): Promise<EngineProcess> {
-    if (this.#roleOf(hostName) !== role) throw new QualError('BAD_ARGUMENTS', `${hostName} does not run the clink ${role}`);
-    const host = this.#c.rig.hosts.find((h) => h.name === hostName)!;
+    if (this.roleOf(hostName) !== role) throw new QualError('BAD_ARGUMENTS', `${hostName} does not run the clink ${role}`);
+    const host = this.ctx.rig.hosts.find((h) => h.name === hostName)!;
     const pid = await this.#startOne(host, role);
     return { host: hostName, role, service: serviceFor(role), pid };
   }
 
   async #status(): Promise<ClinkStatus | null> {
-    const r = await this.#remote(this.coordinatorHost).exec(`cat ${shQuote(clinkDir(this.coordinatorHost))}/status.json 2>/dev/null`, { check: false });
+    const r = await this.remote(this.coordinatorHost).exec(`cat ${shQuote(clinkDir(this.coordinatorHost))}/status.json 2>/dev/null`, { check: false });
     if (!r.stdout.trim()) return null;
     try {
       return JSON.parse(r.stdout) as ClinkStatus;
@@ -212,7 +178,7 @@ class ClinkEngine implements Engine {
   async health(): Promise<EngineHealth> {
     const s = await this.#status();
     // The durable log is the authority on completed checkpoints; status.json mirrors it.
-    const r = await this.#remote(this.coordinatorHost).exec(`tail -n 3 ${shQuote(clinkDir(this.coordinatorHost))}/checkpoints.log 2>/dev/null`, { check: false });
+    const r = await this.remote(this.coordinatorHost).exec(`tail -n 3 ${shQuote(clinkDir(this.coordinatorHost))}/checkpoints.log 2>/dev/null`, { check: false });
     let lastDurable: { id: number; epoch: number; at: string } | null = null;
     for (const line of r.stdout.split('\n')) {
       const rec = decodeLine<{ t: string; id: number; epoch: number; at: string }>(line);
@@ -247,10 +213,10 @@ class ClinkEngine implements Engine {
         hostName = active[0] ?? this.workerHosts[0]!.name;
       }
     }
-    const role = this.#roleOf(hostName);
+    const role = this.roleOf(hostName);
     if (isCoordinator !== (role === 'coordinator')) throw new QualError('BAD_ARGUMENTS', `clink: ${point} is not reached on ${hostName} (${role})`);
-    const host = this.#c.rig.hosts.find((h) => h.name === hostName)!;
-    const r = this.#remote(host);
+    const host = this.ctx.rig.hosts.find((h) => h.name === hostName)!;
+    const r = this.remote(host);
     const file = `${clinkDir(host)}/faults/armed.json`;
     const cur = await r.exec(`cat ${shQuote(file)} 2>/dev/null`, { check: false });
     let armed: Record<string, number> = {};
@@ -261,7 +227,7 @@ class ClinkEngine implements Engine {
     }
     armed[point] = opts.times ?? 1;
     await this.#writeArmed(r, file, armed);
-    this.#log(`clink: armed ${point} x${armed[point]} on ${hostName}`);
+    this.log(`clink: armed ${point} x${armed[point]} on ${hostName}`);
   }
 
   async #writeArmed(r: Remote, file: string, armed: Record<string, number>): Promise<void> {
@@ -273,8 +239,8 @@ class ClinkEngine implements Engine {
 
   async disarmFaultPoints(): Promise<void> {
     await Promise.all(
-      this.#engineHosts().map(async ({ host }) => {
-        const r = this.#remote(host);
+      this.engineHosts().map(async ({ host }) => {
+        const r = this.remote(host);
         await this.#writeArmed(r, `${clinkDir(host)}/faults/armed.json`, {});
       }),
     );
@@ -282,9 +248,9 @@ class ClinkEngine implements Engine {
 
   async firedFaultPoints(): Promise<FaultPointFiring[]> {
     const all = await Promise.all(
-      this.#engineHosts().map(async ({ host }) => {
-        const r = await this.#remote(host).exec(`cat ${shQuote(clinkDir(host))}/faults/fired.jsonl 2>/dev/null`, { check: false });
-        return parseJsonLines<FaultPointFiring>(r.stdout);
+      this.engineHosts().map(async ({ host }) => {
+        const r = await this.remote(host).exec(`cat ${shQuote(clinkDir(host))}/faults/fired.jsonl 2>/dev/null`, { check: false });
+        return parseJsonl<FaultPointFiring>(r.stdout);
       }),
     );
     return all.flat().sort((a, b) => a.at.localeCompare(b.at));
@@ -293,7 +259,7 @@ class ClinkEngine implements Engine {
   async sinkOpenLines(): Promise<{ host: string; line: string }[]> {
     const out: { host: string; line: string }[] = [];
     for (const host of this.workerHosts) {
-      const r = this.#remote(host);
+      const r = this.remote(host);
       // The newest open line of this worker's log (one per subtask opened; they name the same settings).
       const g = await r.exec(`grep -h 'family=' ${shQuote(serviceDir(r, WORKER_SERVICE))}/out.log 2>/dev/null | tail -n 1`, { check: false });
       const line = g.stdout.trim();
@@ -306,8 +272,8 @@ class ClinkEngine implements Engine {
     const seen = new Set<string>();
     const out: { key: string; uploadId: string }[] = [];
     for (const host of this.workerHosts) {
-      const r = await this.#remote(host).exec(`cat ${shQuote(clinkDir(host))}/journal.jsonl 2>/dev/null`, { check: false });
-      for (const e of parseJsonLines<{ key: string; uploadId: string }>(r.stdout)) {
+      const r = await this.remote(host).exec(`cat ${shQuote(clinkDir(host))}/journal.jsonl 2>/dev/null`, { check: false });
+      for (const e of parseJsonl<{ key: string; uploadId: string }>(r.stdout)) {
         const k = `${e.key}\n${e.uploadId}`;
         if (!e.key || !e.uploadId || seen.has(k)) continue;
         seen.add(k);
@@ -319,8 +285,8 @@ class ClinkEngine implements Engine {
 
   async collectLogs(destDir: string): Promise<string[]> {
     const written: string[] = [];
-    for (const { host, role } of this.#engineHosts()) {
-      const r = this.#remote(host);
+    for (const { host, role } of this.engineHosts()) {
+      const r = this.remote(host);
       const dir = clinkDir(host);
       const files: [string, string][] = [
         [`${serviceDir(r, serviceFor(role))}/out.log`, 'out.log'],
@@ -330,35 +296,10 @@ class ClinkEngine implements Engine {
       ];
       if (role === 'coordinator') files.push([`${dir}/status.json`, 'status.json'], [`${dir}/checkpoints.log`, 'checkpoints.log']);
       else files.push([`${dir}/journal.jsonl`, 'journal.jsonl']);
-      const hostDir = path.join(destDir, host.name);
-      mkdirSync(hostDir, { recursive: true });
-      for (const [remotePath, name] of files) {
-        const exists = await r.exec(`[ -f ${shQuote(remotePath)} ] && echo yes`, { check: false });
-        if (exists.stdout.trim() !== 'yes') continue;
-        const local = path.join(hostDir, name);
-        try {
-          await r.download(remotePath, local);
-          written.push(local);
-        } catch (err) {
-          writeFileSync(`${local}.error`, String((err as Error).message));
-        }
-      }
+      written.push(...(await collectHostFiles(r, files, path.join(destDir, host.name))));
     }
     return written;
   }
-}
-
-function parseJsonLines<T>(text: string): T[] {
-  const out: T[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      out.push(JSON.parse(line) as T);
-    } catch {
-      /* a torn last line */
-    }
-  }
-  return out;
 }
 
 /** The bundled Clink engine. */
