@@ -12,6 +12,7 @@
  * until the source is closed.
  */
 import { Consumer } from '@platformatic/kafka';
+import { retry } from '../../lib/retry.ts';
 
 export interface SourceRecord {
   offset: number;
@@ -132,17 +133,16 @@ export class PartitionSource {
     return v;
   }
 
-  async #retry<T>(fn: () => Promise<T>): Promise<T> {
-    for (;;) {
-      try {
-        return await fn();
-      } catch (err) {
-        if (this.#closed) throw err;
+  /** fn until it succeeds, RETRY_MS apart; once closed, its error is thrown. */
+  #retry<T>(fn: () => Promise<T>): Promise<T> {
+    return retry(fn, {
+      backoff: RETRY_MS,
+      isRetryable: () => !this.#closed,
+      onRetry: (err) => {
         this.fetchErrors++;
         this.opts.onError?.(err as Error);
-        await sleep(RETRY_MS);
-      }
-    }
+      },
+    });
   }
 
   async #run(): Promise<void> {

@@ -17,6 +17,7 @@
  */
 import type { Sink, SinkFactory, UploadHandle } from './sink/sink-api.ts';
 import type { TaskSpec, WorkerMessage } from './protocol.ts';
+import { retry } from '../../lib/retry.ts';
 import { monotonicMs } from './mono.ts';
 import { PartitionSource, type PartitionSourceOptions, type SourceRecord } from './source.ts';
 
@@ -129,18 +130,19 @@ export class Subtask {
     this.#sink = sink;
     await sink.open();
     if (this.#cancelled) return void (await sink.close());
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await sink.recover(spec.restoredHandles, epoch);
-        break;
-      } catch (err) {
-        if (this.#cancelled) return;
+    try {
+      await retry(() => sink.recover(spec.restoredHandles, epoch), {
+        backoff: (attempt) => Math.min(5000, 250 * attempt),
         // An integrity error is not retried: it ends the subtask (start() reports it).
-        if (isIntegrityError(err)) throw err;
-        this.env.log(`clink worker: subtask ${spec.subtask} recover attempt ${attempt} failed: ${(err as Error).message}`);
-        this.env.send({ type: 'error', epoch, subtask: spec.subtask, message: `recover: ${(err as Error).message}` });
-        await sleep(Math.min(5000, 250 * attempt));
-      }
+        isRetryable: (err) => !this.#cancelled && !isIntegrityError(err),
+        onRetry: (err, attempt) => {
+          this.env.log(`clink worker: subtask ${spec.subtask} recover attempt ${attempt} failed: ${(err as Error).message}`);
+          this.env.send({ type: 'error', epoch, subtask: spec.subtask, message: `recover: ${(err as Error).message}` });
+        },
+      });
+    } catch (err) {
+      if (this.#cancelled) return;
+      throw err;
     }
     if (this.#cancelled) return;
     let start = spec.startOffset;

@@ -11,6 +11,7 @@ import type { Remote } from '../../rig/remote.ts';
 import type { RigState, StoreCredentials } from '../../rig/types.ts';
 import { readRigState, readStoreCredentials } from '../../rig/state.ts';
 import { remoteFor, closeAllRemotes } from '../../rig/ssh.ts';
+import { poll } from '../../lib/retry.ts';
 
 export interface RigKit {
   state: RigState;
@@ -144,21 +145,26 @@ export async function countBucket(s3: S3Client, bucket: string, prefix: string, 
   return c;
 }
 
-/** Polls the bucket until every produced event is committed (or the deadline); returns the last count. */
+/**
+ * Polls the bucket (every 2 s) until every produced event is committed; past the deadline,
+ * one more count is returned as it is (or its error thrown).
+ */
 export async function waitAllCommitted(s3: S3Client, bucket: string, prefix: string, produced: number[], timeoutMs: number, log?: (l: string) => void): Promise<BucketCount> {
-  const deadline = Date.now() + timeoutMs;
-  let last: BucketCount;
-  for (;;) {
+  const count = async (): Promise<BucketCount> => {
     try {
-      last = await countBucket(s3, bucket, prefix, produced);
-      log?.(`bucket: ${last.distinct}/${produced.reduce((a, b) => a + b, 0)} distinct, ${last.duplicates} duplicates, ${last.objects} objects`);
-      if (last.missing === 0 || Date.now() > deadline) return last;
+      const c = await countBucket(s3, bucket, prefix, produced);
+      log?.(`bucket: ${c.distinct}/${produced.reduce((a, b) => a + b, 0)} distinct, ${c.duplicates} duplicates, ${c.objects} objects`);
+      return c;
     } catch (err) {
       log?.(`bucket count failed: ${(err as Error).message}`);
-      if (Date.now() > deadline) throw err;
+      throw err;
     }
-    await new Promise((r) => setTimeout(r, 2000));
-  }
+  };
+  const all = await poll(async () => {
+    const c = await count();
+    return c.missing === 0 ? c : null;
+  }, { deadlineMs: timeoutMs, intervalMs: 2000, ignoreErrors: true });
+  return all ?? (await count());
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -36,6 +36,7 @@ import {
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { MUTANT_NAMES } from '../mutants.ts';
 import type { S3Settings, Sink, SinkContext, SinkFactory, UploadHandle, UploadPart } from './sink-api.ts';
+import { retry, RetryStoppedError } from '../../../lib/retry.ts';
 import { clinkObjectKey } from './keys.ts';
 
 export const SINK_FAMILY = 's3_2pc_sink';
@@ -340,21 +341,40 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
     onTransient?: (e: unknown, attempt: number) => Promise<'stop' | 'retry'>,
   ): Promise<{ ok: true; value: T } | { ok: false; stopped: true }> {
     const started = Date.now();
-    for (let attempt = 1; ; attempt++) {
-      if (closed) throw new SinkClosedError(what);
-      try {
-        return { ok: true, value: await op() };
-      } catch (e) {
-        if (closed) throw new SinkClosedError(what);
-        if (classifyError(e) !== 'transient') throw e;
-        if (onTransient && (await onTransient(e, attempt)) === 'stop') return { ok: false, stopped: true };
-        if (deadlineMs !== undefined && Date.now() - started >= deadlineMs) throw new SinkRetryDeadlineError(what, deadlineMs, e);
-        const delay = Math.min(backoffCap, backoffBase * 2 ** Math.min(attempt - 1, 20));
-        if (attempt === 1 || attempt % 10 === 0) {
-          ctx.log(`clink sink retry: subtask=${ctx.subtask} ${what} attempt=${attempt} nextInMs=${delay} error=${describeError(e)}`);
-        }
-        await sleep(delay);
-      }
+    let stopped = false;
+    try {
+      const value = await retry(
+        async () => {
+          if (closed) throw new SinkClosedError(what);
+          return await op();
+        },
+        {
+          backoff: { initialMs: backoffBase, maxMs: backoffCap },
+          signal: aborter.signal,
+          // The sink's own decisions, in order; each end but 'retry' throws or stops.
+          isRetryable: async (e, attempt) => {
+            if (closed) throw new SinkClosedError(what);
+            if (classifyError(e) !== 'transient') return false;
+            if (onTransient && (await onTransient(e, attempt)) === 'stop') {
+              stopped = true;
+              return false;
+            }
+            if (deadlineMs !== undefined && Date.now() - started >= deadlineMs) throw new SinkRetryDeadlineError(what, deadlineMs, e);
+            return true;
+          },
+          onRetry: (e, attempt, delay) => {
+            if (attempt === 1 || attempt % 10 === 0) {
+              ctx.log(`clink sink retry: subtask=${ctx.subtask} ${what} attempt=${attempt} nextInMs=${delay} error=${describeError(e)}`);
+            }
+          },
+        },
+      );
+      return { ok: true, value };
+    } catch (e) {
+      if (stopped) return { ok: false, stopped: true };
+      // Aborted: close() came while the sink was deciding to retry.
+      if (e instanceof RetryStoppedError) throw new SinkClosedError(what);
+      throw e;
     }
   }
 
