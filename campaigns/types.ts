@@ -3,17 +3,11 @@
  * schema), and the resolved campaign (every default filled, targets expanded) that the
  * runner uses and stores as runs/<run-id>/campaign.resolved.json.
  */
+import { MANDATORY_FAULT_POINTS } from '../engine/engine.ts';
 import type { FaultKind, TamperVariant } from '../lib/evidence.ts';
 
-/** The protocol points every qualification must cover (DESIGN.md, "Clink, the bundled engine"). */
-export const MANDATORY_FAULT_POINTS = [
-  'sink.before-prepare',
-  'sink.after-prepare',
-  'coordinator.before-complete-record',
-  'coordinator.after-complete-record',
-  'sink.before-commit',
-  'sink.after-commit',
-] as const;
+/** The protocol points every qualification must cover: the engine plug contract's list. */
+export { MANDATORY_FAULT_POINTS };
 
 /**
  * The protocol points the loader accepts when the caller does not pass the engine's own

@@ -13,6 +13,20 @@ import type { FaultKind } from '../lib/evidence.ts';
 import type { Remote } from '../rig/remote.ts';
 import type { RigState, StoreCredentials } from '../rig/types.ts';
 
+/**
+ * The protocol points every qualification must cover (DESIGN.md, "Clink, the bundled
+ * engine"): an engine plug's mandatoryFaultPoints. One that cannot reach them still names
+ * them, so they are reported as not covered rather than dropped.
+ */
+export const MANDATORY_FAULT_POINTS = [
+  'sink.before-prepare',
+  'sink.after-prepare',
+  'coordinator.before-complete-record',
+  'coordinator.after-complete-record',
+  'sink.before-commit',
+  'sink.after-commit',
+] as const;
+
 export type EngineRole = 'worker' | 'coordinator';
 
 export interface EngineJobSpec {

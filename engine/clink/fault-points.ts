@@ -9,6 +9,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { MANDATORY_FAULT_POINTS as MANDATORY } from '../engine.ts';
 import { appendLineDurable, writeFileAtomic } from './durable-log.ts';
 
 export const SINK_FAULT_POINTS = [
@@ -23,14 +24,8 @@ export const COORDINATOR_FAULT_POINTS = ['coordinator.before-complete-record', '
 export const FAULT_POINTS: readonly string[] = [...SINK_FAULT_POINTS, ...COORDINATOR_FAULT_POINTS];
 /** Reached only while a subtask recovers: they fire only when something (a worker kill) causes a recovery. */
 export const RECOVERY_FAULT_POINTS: readonly string[] = ['sink.recover.before-commit', 'sink.recover.after-commit'];
-export const MANDATORY_FAULT_POINTS: readonly string[] = [
-  'sink.before-prepare',
-  'sink.after-prepare',
-  'coordinator.before-complete-record',
-  'coordinator.after-complete-record',
-  'sink.before-commit',
-  'sink.after-commit',
-];
+/** The plug contract's mandatory points (engine/engine.ts); Clink reaches all of them. */
+export const MANDATORY_FAULT_POINTS: readonly string[] = MANDATORY;
 
 export function faultsDir(clinkDir: string): string {
   return path.join(clinkDir, 'faults');

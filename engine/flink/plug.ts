@@ -29,7 +29,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ListMultipartUploadsCommand, S3Client, type ListMultipartUploadsCommandOutput } from '@aws-sdk/client-s3';
-import type { Engine, EngineContext, EngineHealth, EngineJobSpec, EngineProcess, EngineRole, FaultPointFiring, MutantInfo } from '../engine.ts';
+import { MANDATORY_FAULT_POINTS, type Engine, type EngineContext, type EngineHealth, type EngineJobSpec, type EngineProcess, type EngineRole, type FaultPointFiring, type MutantInfo } from '../engine.ts';
 import type { Remote } from '../../rig/remote.ts';
 import type { HostSpec, StoreCredentials } from '../../rig/types.ts';
 import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
@@ -45,9 +45,6 @@ export const SINK_FAMILY = 'flink_filesink_s3';
 export const JOBMANAGER_SERVICE: FlinkService = 'flink-jobmanager';
 export const TASKMANAGER_SERVICE: FlinkService = 'flink-taskmanager';
 export const ZOOKEEPER_SERVICE: FlinkService = 'flink-zookeeper';
-
-/** The six mandatory protocol points, by the harness's names (engine/clink/fault-points.ts). */
-const MANDATORY = ['sink.before-prepare', 'sink.after-prepare', 'coordinator.before-complete-record', 'coordinator.after-complete-record', 'sink.before-commit', 'sink.after-commit'] as const;
 
 export interface FlinkPlugOptions {
   /** Run without ZooKeeper HA (then a JobManager SIGKILL loses the job: see docs/flink.md). */
@@ -80,7 +77,7 @@ class FlinkEngine extends EngineHosts implements Engine {
   /** No named protocol point is injected into Flink (yet): see fault-points.ts. */
   readonly faultPoints: readonly string[] = [];
   /** The harness's mandatory points stay mandatory: uncovered, they are reported as such, never as covered. */
-  readonly mandatoryFaultPoints: readonly string[] = MANDATORY;
+  readonly mandatoryFaultPoints: readonly string[] = MANDATORY_FAULT_POINTS;
   readonly faultPointsNotApplicable = FLINK_NOT_APPLICABLE_POINTS;
   readonly mutants: readonly MutantInfo[] = [];
   readonly version = FLINK_PINS.flink;
