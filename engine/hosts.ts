@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
-import { shQuote } from '../rig/process.ts';
+import { serviceDir, shQuote } from '../rig/process.ts';
 import type { Remote } from '../rig/remote.ts';
 import type { HostSpec, RigState } from '../rig/types.ts';
 import type { EngineContext, EngineRole } from './engine.ts';
@@ -89,5 +89,17 @@ export abstract class EngineHosts {
 
   protected roleOf(hostName: string): EngineRole {
     return roleOf(this.ctx.rig, hostName);
+  }
+
+  /** The last line of each worker host's service log that contains `text`, for the hosts that have one. */
+  protected async lastWorkerLogLines(service: string, text: string): Promise<{ host: string; line: string }[]> {
+    const out: { host: string; line: string }[] = [];
+    for (const host of this.workerHosts) {
+      const r = this.remote(host);
+      const g = await r.exec(`grep -h ${shQuote(text)} ${shQuote(serviceDir(r, service))}/out.log 2>/dev/null | tail -n 1`, { check: false });
+      const line = g.stdout.trim();
+      if (line) out.push({ host: host.name, line });
+    }
+    return out;
   }
 }

@@ -257,15 +257,8 @@ class ClinkEngine extends EngineHosts implements Engine {
   }
 
   async sinkOpenLines(): Promise<{ host: string; line: string }[]> {
-    const out: { host: string; line: string }[] = [];
-    for (const host of this.workerHosts) {
-      const r = this.remote(host);
-      // The newest open line of this worker's log (one per subtask opened; they name the same settings).
-      const g = await r.exec(`grep -h 'family=' ${shQuote(serviceDir(r, WORKER_SERVICE))}/out.log 2>/dev/null | tail -n 1`, { check: false });
-      const line = g.stdout.trim();
-      if (line) out.push({ host: host.name, line });
-    }
-    return out;
+    // The newest open line of each worker's log (one per subtask opened; they name the same settings).
+    return this.lastWorkerLogLines(WORKER_SERVICE, 'family=');
   }
 
   async startedUploads(): Promise<{ key: string; uploadId: string }[]> {

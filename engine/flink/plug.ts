@@ -289,14 +289,7 @@ class FlinkEngine extends EngineHosts implements Engine {
   }
 
   async sinkOpenLines(): Promise<{ host: string; line: string }[]> {
-    const out: { host: string; line: string }[] = [];
-    for (const host of this.workerHosts) {
-      const r = this.remote(host);
-      const g = await r.exec(`grep -h 'clink-qual flink sink open: family=' ${shQuote(serviceDir(r, TASKMANAGER_SERVICE))}/out.log 2>/dev/null | tail -n 1`, { check: false });
-      const line = g.stdout.trim();
-      if (line) out.push({ host: host.name, line });
-    }
-    return out;
+    return this.lastWorkerLogLines(TASKMANAGER_SERVICE, 'clink-qual flink sink open: family=');
   }
 
   /**

@@ -72,3 +72,24 @@ t.test('collectHostFiles: the files that exist, a .error for one that fails', as
   t.notOk(existsSync(path.join(hostDir, 'missing.jsonl')));
   t.match(readFileSync(path.join(hostDir, 'unreadable.log.error'), 'utf8'), /EISDIR|directory/i, 'the failure is kept beside');
 });
+
+t.test('lastWorkerLogLines: the newest matching line of each worker that has one', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hosts-lines-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const w1 = { ...host('worker-1', 'worker'), dataDir: path.join(dir, 'w1') };
+  const w2 = { ...host('worker-2', 'worker'), dataDir: path.join(dir, 'w2') };
+  mkdirSync(path.join(w1.dataDir, 'services', 'svc'), { recursive: true });
+  writeFileSync(path.join(w1.dataDir, 'services', 'svc', 'out.log'), "open: family=a it's\nother\nopen: family=b it's\n");
+  const r = rig([host('coordinator', 'coordinator'), w1, w2]);
+  class Plug extends EngineHosts {
+    readonly name = 'lines';
+    constructor() {
+      super();
+      this.deployedCtx = { rig: r, remote: (n) => localRemote((n === 'worker-1' ? w1 : w2).dataDir, n), credentials: { accessKeyId: '', secretAccessKey: '' }, runId: 'r' };
+    }
+    lines() {
+      return this.lastWorkerLogLines('svc', "family=");
+    }
+  }
+  t.same(await new Plug().lines(), [{ host: 'worker-1', line: "open: family=b it's" }], 'worker-2 has no log: left out');
+});
