@@ -9,15 +9,16 @@
  *                                server comes shaded inside flink-shaded-zookeeper-3)
  *   plugins/s3-fs-hadoop/        flink-s3-fs-hadoop, loaded as a plugin (its own classloader)
  *   job/clink-qual-flink-job.jar the job (thin: its dependencies are on lib/)
+ *   agent/clink-qual-flink-agent.jar  the fault-point Java agent (ByteBuddy shaded in)
  *
  * Pins: Flink 2.2.0, because Maven Central serves flink-s3-fs-hadoop 2.2.0 but not 2.2.1,
  * and the FileSink's exactly-once RecoverableWriter on S3 needs the Hadoop-based plugin
  * (flink-s3-fs-presto has none). flink-connector-kafka 5.0.0-2.2 is the release for 2.2.
  *
- * Three manifest components, each checked by its sha256 on the next run (nothing is
+ * Four manifest components, each checked by its sha256 on the next run (nothing is
  * downloaded or rebuilt when all match): flink (the lib directory), flink-s3-fs-hadoop
  * (the plugin jar), flink-job (the jar; its version is the sha256 of the job's sources, so
- * an edited job is rebuilt).
+ * an edited job is rebuilt) and flink-agent (likewise, from engine/flink/agent/).
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,7 @@ export const FLINK_PINS = {
 } as const;
 
 export const FLINK_JOB_JAR = 'clink-qual-flink-job.jar';
+export const FLINK_AGENT_JAR = 'clink-qual-flink-agent.jar';
 
 export function flinkHome(): string {
   return path.join(cacheDir(), `flink-${FLINK_PINS.flink}`);
@@ -93,6 +95,29 @@ async function s3Plugin(prev: Component | undefined, log: (l: string) => void): 
   return { name: 'flink-s3-fs-hadoop', version: FLINK_PINS.flink, path: jar, sha256: await sha256File(jar) };
 }
 
+/** A Maven project's sources under engine/flink/<project>/, in a stable order: pom.xml and src/main/ (tests do not change the jar). */
+export function mavenSources(project: 'job' | 'agent', opts: { withTests?: boolean } = {}): string[] {
+  const root = path.join(repoRoot, 'engine', 'flink', project);
+  const out: string[] = [path.join(root, 'pom.xml')];
+  const walk = (d: string) => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(p);
+    }
+  };
+  walk(path.join(root, 'src', 'main'));
+  if (opts.withTests) walk(path.join(root, 'src', 'test'));
+  return out;
+}
+
+export function mavenSourceHash(project: 'job' | 'agent'): string {
+  const h = createHash('sha256');
+  for (const f of mavenSources(project)) h.update(`${path.relative(repoRoot, f)}\n`).update(readFileSync(f));
+  return h.digest('hex');
+}
+
 /** The job's sources, in a stable order: pom.xml and src/ under engine/flink/job/. */
 export function jobSources(): string[] {
   const root = path.join(repoRoot, 'engine', 'flink', 'job');
@@ -137,7 +162,35 @@ async function job(prev: Component | undefined, log: (l: string) => void): Promi
   return { name: 'flink-job', version, path: out, sha256: await sha256File(out) };
 }
 
+/**
+ * The fault-point agent (engine/flink/agent: ByteBuddy, pinned in its pom, shaded into one
+ * jar with a Premain-Class), built like the job: in a copy under the cache with
+ * `mvn package -DskipTests` (its MiniCluster test runs with `mvn verify`, see docs/flink.md);
+ * its version is the sha256 of pom.xml and src/main/, so an edited agent is rebuilt.
+ */
+async function agent(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
+  const version = `src-${mavenSourceHash('agent').slice(0, 16)}`;
+  const out = path.join(flinkHome(), 'agent', FLINK_AGENT_JAR);
+  if (prev && prev.version === version && prev.path === out && existsSync(out) && (await sha256File(out)) === prev.sha256) return prev;
+  log('building the Flink fault-point agent (engine/flink/agent) with Maven');
+  const build = path.join(flinkHome(), 'agent-build');
+  rmSync(build, { recursive: true, force: true });
+  const src = path.join(repoRoot, 'engine', 'flink', 'agent');
+  for (const f of mavenSources('agent')) {
+    const dst = path.join(build, path.relative(src, f));
+    mkdirSync(path.dirname(dst), { recursive: true });
+    copyFileSync(f, dst);
+  }
+  await sh('mvn', ['-q', '-B', 'package', '-DskipTests', '-Dmaven.test.skip=true', `-Dflink.version=${FLINK_PINS.flink}`], { cwd: build });
+  const built = path.join(build, 'target', FLINK_AGENT_JAR);
+  if (!existsSync(built)) throw new QualError('INSTALL_FAILED', `the Flink agent build produced no ${built}`);
+  mkdirSync(path.dirname(out), { recursive: true });
+  copyFileSync(built, out);
+  rmSync(build, { recursive: true, force: true });
+  return { name: 'flink-agent', version, path: out, sha256: await sha256File(out) };
+}
+
 /** Installs (or finds in place) Flink's parts; `old` gives the previous manifest's entry by name. */
 export async function installFlink(old: (name: string) => Component | undefined, log: (l: string) => void): Promise<Component[]> {
-  return [await flinkLib(old('flink'), log), await s3Plugin(old('flink-s3-fs-hadoop'), log), await job(old('flink-job'), log)];
+  return [await flinkLib(old('flink'), log), await s3Plugin(old('flink-s3-fs-hadoop'), log), await job(old('flink-job'), log), await agent(old('flink-agent'), log)];
 }

@@ -233,9 +233,27 @@ export function submitCommand(l: FlinkLayout, jobJar: string, programArgs: strin
   ].join(' ');
 }
 
+/**
+ * The fault-point agent (engine/flink/agent) on a JobManager or TaskManager command line:
+ * `-javaagent:<jar>=dir=<faults dir>,host=<rig host>,role=<role>`. The agent reads
+ * `<faults dir>/armed.json` and appends `<faults dir>/fired.jsonl` (Clink's contract).
+ */
+export interface FlinkAgentSpec {
+  jar: string;
+  faultsDir: string;
+  host: string;
+  role: 'worker' | 'coordinator';
+}
+
+export function agentArg(a: FlinkAgentSpec): string {
+  for (const v of [a.jar, a.faultsDir, a.host]) if (/[,=\s]/.test(v)) throw new Error(`flink agent: '${v}' cannot be passed in the agent's arguments (comma, '=' or space)`);
+  return q(`-javaagent:${a.jar}=dir=${a.faultsDir},host=${a.host},role=${a.role}`);
+}
+
 /** The shell command (quoted) that runs the service in the foreground. */
-export function serviceCommand(service: FlinkService, l: FlinkLayout, extra: { zooCfg?: string } = {}): string {
-  const args = [q(l.java), ...JVM[service], '-XX:+UseG1GC', ...JAVA17_OPENS, `-Dlog4j.configurationFile=${q(`file:${l.conf}/log4j.properties`)}`, '-classpath', q(`${l.lib}/*`), MAIN[service]];
+export function serviceCommand(service: FlinkService, l: FlinkLayout, extra: { zooCfg?: string; agent?: FlinkAgentSpec } = {}): string {
+  const agent = extra.agent && service !== 'flink-zookeeper' ? [agentArg(extra.agent)] : [];
+  const args = [q(l.java), ...JVM[service], '-XX:+UseG1GC', ...JAVA17_OPENS, ...agent, `-Dlog4j.configurationFile=${q(`file:${l.conf}/log4j.properties`)}`, '-classpath', q(`${l.lib}/*`), MAIN[service]];
   if (service === 'flink-zookeeper') {
     if (!extra.zooCfg) throw new Error('flink-zookeeper needs a zoo.cfg');
     args.push('--zkConfigFile', q(extra.zooCfg), '--peerId', '1');

@@ -35,10 +35,11 @@ import type { HostSpec, StoreCredentials } from '../../rig/types.ts';
 import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
 import { hostStateDir } from '../../rig/state-fs.ts';
 import { component, readManifest } from '../../rig/install.ts';
-import { FLINK_JOB_JAR, FLINK_PINS } from '../../rig/install-flink.ts';
+import { FLINK_AGENT_JAR, FLINK_JOB_JAR, FLINK_PINS } from '../../rig/install-flink.ts';
 import { QualError } from '../../lib/errors.ts';
-import { FLINK_PORTS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkLayout, type FlinkService } from './config.ts';
-import { FLINK_NOT_APPLICABLE_POINTS } from './fault-points.ts';
+import { FLINK_PORTS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkAgentSpec, type FlinkLayout, type FlinkService } from './config.ts';
+import { FLINK_COORDINATOR_FAULT_POINTS, FLINK_FAULT_POINTS, FLINK_NOT_APPLICABLE_POINTS, FLINK_RECOVERY_FAULT_POINTS } from './fault-points.ts';
+import { parseJsonl } from '../../lib/jsonl.ts';
 import { EngineHosts, collectHostFiles } from '../hosts.ts';
 
 export const SINK_FAMILY = 'flink_filesink_s3';
@@ -60,6 +61,11 @@ export function flinkStateDir(host: Pick<HostSpec, 'dataDir'>): string {
   return `${hostStateDir(host)}/flink`;
 }
 
+/** Where the fault-point agent reads armed.json and appends fired.jsonl on a host. */
+export function flinkFaultsDir(host: Pick<HostSpec, 'dataDir'>): string {
+  return `${flinkDir(host)}/faults`;
+}
+
 function serviceFor(role: EngineRole): FlinkService {
   return role === 'coordinator' ? JOBMANAGER_SERVICE : TASKMANAGER_SERVICE;
 }
@@ -74,8 +80,9 @@ interface RestCheckpoint {
 class FlinkEngine extends EngineHosts implements Engine {
   readonly name = 'flink';
   readonly sinkFamily = SINK_FAMILY;
-  /** No named protocol point is injected into Flink (yet): see fault-points.ts. */
-  readonly faultPoints: readonly string[] = [];
+  /** Injected by the Java agent (engine/flink/agent) at Flink's own methods: see fault-points.ts. */
+  readonly faultPoints: readonly string[] = FLINK_FAULT_POINTS;
+  readonly recoveryFaultPoints: readonly string[] = FLINK_RECOVERY_FAULT_POINTS;
   /** The harness's mandatory points stay mandatory: uncovered, they are reported as such, never as covered. */
   readonly mandatoryFaultPoints: readonly string[] = MANDATORY_FAULT_POINTS;
   readonly faultPointsNotApplicable = FLINK_NOT_APPLICABLE_POINTS;
@@ -121,6 +128,7 @@ class FlinkEngine extends EngineHosts implements Engine {
     const lib = component(manifest, 'flink');
     const plugin = component(manifest, 'flink-s3-fs-hadoop');
     const jobJar = component(manifest, 'flink-job');
+    const agent = component(manifest, 'flink-agent');
     this.log(`flink: Flink ${lib.version}, job ${jobJar.version} (sha256 ${jobJar.sha256.slice(0, 12)})`);
     const libFiles = readdirSync(lib.path).sort();
     const coord = this.coordinatorHost;
@@ -142,6 +150,9 @@ class FlinkEngine extends EngineHosts implements Engine {
         await r.exec(`rm -rf ${shQuote(d)}/plugins && mkdir -p ${shQuote(d)}/plugins/s3-fs-hadoop`);
         await r.upload(plugin.path, `${d}/plugins/s3-fs-hadoop/${path.basename(plugin.path)}`, { mode: 0o644, sha256: plugin.sha256 });
         if (role === 'coordinator') await r.upload(jobJar.path, `${d}/${FLINK_JOB_JAR}`, { mode: 0o644, sha256: jobJar.sha256 });
+        // The fault-point agent, and an empty faults directory (nothing armed, nothing fired).
+        await r.exec(`mkdir -p ${shQuote(d)}/agent && rm -rf ${shQuote(flinkFaultsDir(host))} && mkdir -p ${shQuote(flinkFaultsDir(host))}`);
+        await r.upload(agent.path, `${d}/agent/${FLINK_AGENT_JAR}`, { mode: 0o644, sha256: agent.sha256 });
         const cfg = flinkConfigYaml({
           coordinatorAddress: coord.address,
           hostAddress: host.address,
@@ -167,7 +178,8 @@ class FlinkEngine extends EngineHosts implements Engine {
     const existing = await servicePid(r, service);
     if (existing !== null) return existing;
     const l = this.#layout(host);
-    const command = service === ZOOKEEPER_SERVICE ? serviceCommand(service, l, { zooCfg: `${l.conf}/zoo.cfg` }) : serviceCommand(service, l);
+    const agent: FlinkAgentSpec = { jar: `${flinkDir(host)}/agent/${FLINK_AGENT_JAR}`, faultsDir: flinkFaultsDir(host), host: host.name, role: service === JOBMANAGER_SERVICE ? 'coordinator' : 'worker' };
+    const command = service === ZOOKEEPER_SERVICE ? serviceCommand(service, l, { zooCfg: `${l.conf}/zoo.cfg` }) : serviceCommand(service, l, { agent });
     if (service === JOBMANAGER_SERVICE && this.#jobId) {
       // A JobManager restart is one more epoch; its numRestarts counts from 0 again.
       this.#epochBase += this.#lastRestarts + 1;
@@ -278,14 +290,71 @@ class FlinkEngine extends EngineHosts implements Engine {
     return this.#epochBase + this.#lastRestarts;
   }
 
-  async armFaultPoint(point: string): Promise<void> {
-    throw new QualError('BAD_ARGUMENTS', `flink: no named fault point is injected into Flink ('${point}': ${this.faultPointsNotApplicable[point] ?? 'unknown point'})`);
+  /**
+   * The worker hosts running the sink's subtasks now (REST: each vertex's TaskManagers,
+   * matched to the rig's worker addresses), most subtasks first. Flink chains the writer
+   * and the committer with the source, so every subtask of the job has both.
+   */
+  async activeWorkers(): Promise<string[]> {
+    if (!this.#jobId) return [];
+    const j = await this.#rest<{ vertices: { id: string; name: string }[] }>(`/jobs/${this.#jobId}`);
+    const sinkVertices = j.vertices.filter((v) => /writer|committer|sink/i.test(v.name));
+    const counts = new Map<string, number>();
+    for (const v of sinkVertices.length ? sinkVertices : j.vertices) {
+      const tms = await this.#rest<{ taskmanagers?: Record<string, unknown>[] }>(`/jobs/${this.#jobId}/vertices/${v.id}/taskmanagers`);
+      for (const tm of tms.taskmanagers ?? []) {
+        const text = JSON.stringify(tm);
+        const host = this.workerHosts.find((h) => text.includes(`"${h.address}:`) || text.includes(`"${h.address}"`));
+        const running = Number((tm['status-counts'] as Record<string, number> | undefined)?.RUNNING ?? 1);
+        if (host) counts.set(host.name, (counts.get(host.name) ?? 0) + running);
+      }
+    }
+    return [...counts.entries()].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([h]) => h);
   }
 
-  async disarmFaultPoints(): Promise<void> {}
+  async armFaultPoint(point: string, opts: { times?: number; host?: string } = {}): Promise<void> {
+    if (!FLINK_FAULT_POINTS.includes(point)) throw new QualError('BAD_ARGUMENTS', `flink: unknown fault point '${point}' (known: ${FLINK_FAULT_POINTS.join(', ')})`);
+    const isCoordinator = FLINK_COORDINATOR_FAULT_POINTS.includes(point);
+    let hostName = opts.host;
+    if (!hostName) hostName = isCoordinator ? this.coordinatorHost.name : ((await this.activeWorkers().catch(() => []))[0] ?? this.workerHosts[0]!.name);
+    const role = this.roleOf(hostName);
+    if (isCoordinator !== (role === 'coordinator')) throw new QualError('BAD_ARGUMENTS', `flink: ${point} is not reached on ${hostName} (${role})`);
+    const host = this.ctx.rig.hosts.find((h) => h.name === hostName)!;
+    const r = this.remote(host);
+    const file = `${flinkFaultsDir(host)}/armed.json`;
+    const cur = await r.exec(`cat ${shQuote(file)} 2>/dev/null`, { check: false });
+    let armed: Record<string, number> = {};
+    try {
+      armed = cur.stdout.trim() ? (JSON.parse(cur.stdout) as Record<string, number>) : {};
+    } catch {
+      armed = {};
+    }
+    armed[point] = opts.times ?? 1;
+    await this.#writeArmed(r, file, armed);
+    this.log(`flink: armed ${point} x${armed[point]} on ${hostName}`);
+  }
 
+  async #writeArmed(r: Remote, file: string, armed: Record<string, number>): Promise<void> {
+    const tmp = `${file}.plug-tmp`;
+    await r.exec(`mkdir -p ${shQuote(path.posix.dirname(file))}`);
+    await r.writeFile(tmp, JSON.stringify(armed));
+    await r.exec(`mv -f ${shQuote(tmp)} ${shQuote(file)}`);
+  }
+
+  async disarmFaultPoints(): Promise<void> {
+    await Promise.all(this.engineHosts().map(({ host }) => this.#writeArmed(this.remote(host), `${flinkFaultsDir(host)}/armed.json`, {})));
+  }
+
+  /** The agents' fired records (fired.jsonl on each engine host), oldest first. */
   async firedFaultPoints(): Promise<FaultPointFiring[]> {
-    return [];
+    if (!this.deployedCtx) return [];
+    const all = await Promise.all(
+      this.engineHosts().map(async ({ host }) => {
+        const r = await this.remote(host).exec(`cat ${shQuote(flinkFaultsDir(host))}/fired.jsonl 2>/dev/null`, { check: false });
+        return parseJsonl<FaultPointFiring>(r.stdout);
+      }),
+    );
+    return all.flat().sort((a, b) => a.at.localeCompare(b.at));
   }
 
   async sinkOpenLines(): Promise<{ host: string; line: string }[]> {
@@ -324,6 +393,7 @@ class FlinkEngine extends EngineHosts implements Engine {
       const r = this.remote(host);
       const services: FlinkService[] = role === 'coordinator' ? [JOBMANAGER_SERVICE, ZOOKEEPER_SERVICE] : [TASKMANAGER_SERVICE];
       const files: [string, string][] = services.map((s) => [`${serviceDir(r, s)}/out.log`, `${s}.out.log`]);
+      files.push([`${flinkFaultsDir(host)}/fired.jsonl`, 'faults.fired.jsonl'], [`${flinkFaultsDir(host)}/armed.json`, 'faults.armed.json']);
       if (role === 'coordinator') files.push([`${serviceDir(r, JOBMANAGER_SERVICE)}/submit.log`, 'submit.log']);
       const hostDir = path.join(destDir, host.name);
       written.push(...(await collectHostFiles(r, files, hostDir)));

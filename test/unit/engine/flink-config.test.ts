@@ -6,11 +6,11 @@
 import t from 'tap';
 import { parse } from 'yaml';
 import { FLINK_PORTS, JAVA17_OPENS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkClusterSpec } from '../../../engine/flink/config.ts';
-import { FLINK_NOT_APPLICABLE_POINTS } from '../../../engine/flink/fault-points.ts';
+import { FLINK_FAULT_POINTS, FLINK_FAULT_POINT_MAP, FLINK_NOT_APPLICABLE_POINTS } from '../../../engine/flink/fault-points.ts';
 import { flinkEngine } from '../../../engine/flink/plug.ts';
 import type { Engine } from '../../../engine/engine.ts';
 import { loadEngine } from '../../../engine/index.ts';
-import { flinkRuntimePom, jobSourceHash, jobSources } from '../../../rig/install-flink.ts';
+import { flinkRuntimePom, jobSourceHash, jobSources, mavenSourceHash, mavenSources } from '../../../rig/install-flink.ts';
 
 const spec: FlinkClusterSpec = {
   coordinatorAddress: '10.231.0.20',
@@ -62,6 +62,11 @@ t.test('service and submit commands name the entry points and carry the Java 17 
   t.match(serviceCommand('flink-taskmanager', l), /org\.apache\.flink\.runtime\.taskexecutor\.TaskManagerRunner/);
   t.match(serviceCommand('flink-zookeeper', l, { zooCfg: '/d/zoo.cfg' }), /FlinkZooKeeperQuorumPeer --zkConfigFile '\/d\/zoo.cfg' --peerId 1$/);
   t.throws(() => serviceCommand('flink-zookeeper', l), 'ZooKeeper without a zoo.cfg is refused');
+  const agent = { jar: '/d/flink/agent/a.jar', faultsDir: '/d/flink/faults', host: 'worker-1', role: 'worker' as const };
+  const tm = serviceCommand('flink-taskmanager', l, { agent });
+  t.match(tm, /'-javaagent:\/d\/flink\/agent\/a\.jar=dir=\/d\/flink\/faults,host=worker-1,role=worker' .*TaskManagerRunner/, 'the agent precedes the main class');
+  t.notMatch(serviceCommand('flink-zookeeper', l, { zooCfg: '/d/zoo.cfg', agent }), /javaagent/, 'no agent in ZooKeeper');
+  t.throws(() => serviceCommand('flink-taskmanager', l, { agent: { ...agent, faultsDir: '/d/a,b' } }), /comma/, 'a comma would split the agent arguments');
   for (const o of JAVA17_OPENS) t.ok(jm.includes(o), `JobManager has ${o}`);
   const sub = submitCommand(l, '/d/job.jar', ['--topic', "it's"]);
   t.match(sub, /CliFrontend run -d -c qual\.clink\.flink\.ExactlyOnceJob '\/d\/job\.jar' '--topic' 'it'\\''s'$/, 'arguments are shell-quoted');
@@ -87,6 +92,15 @@ t.test('the runtime pom pins Flink and the Kafka connector', async (t) => {
   t.match(pom, /flink-rpc-akka-loader/);
 });
 
+t.test('the agent sources: pom and src/main, not the tests', async (t) => {
+  const files = mavenSources('agent');
+  t.ok(files.some((f) => f.endsWith('agent/pom.xml')));
+  t.ok(files.some((f) => f.endsWith('FaultPointAgent.java')));
+  t.notOk(files.some((f) => f.includes('/src/test/')), 'tests do not change the jar');
+  t.ok(mavenSources('agent', { withTests: true }).some((f) => f.endsWith('FaultPointAgentIT.java')));
+  t.match(mavenSourceHash('agent'), /^[0-9a-f]{64}$/);
+});
+
 t.test('the job sources hash covers the pom and the Java sources', async (t) => {
   const files = jobSources();
   t.ok(files.some((f) => f.endsWith('pom.xml')));
@@ -95,13 +109,18 @@ t.test('the job sources hash covers the pom and the Java sources', async (t) => 
   t.equal(jobSourceHash(), jobSourceHash(), 'stable');
 });
 
-t.test('the plug claims no protocol point and explains every mandatory one', async (t) => {
+t.test('the plug declares the agent\'s protocol points, every mandatory one among them', async (t) => {
   const e = flinkEngine();
-  t.same(e.faultPoints, [], 'no named point is injected');
-  t.equal(e.mandatoryFaultPoints.length, 6, 'the six mandatory points stay mandatory (reported uncovered)');
-  for (const p of e.mandatoryFaultPoints) t.match(FLINK_NOT_APPLICABLE_POINTS[p] ?? '', /not injected/, `${p} has a reason`);
-  await t.rejects(e.armFaultPoint('sink.before-commit'), /no named fault point/);
-  t.same(await e.firedFaultPoints(), []);
+  t.same([...e.faultPoints].sort(), [...FLINK_FAULT_POINTS].sort());
+  t.equal(e.faultPoints.length, 8, 'six mandatory points and two inside recovery');
+  t.equal(e.mandatoryFaultPoints.length, 6, 'the six mandatory points');
+  for (const p of e.mandatoryFaultPoints) t.ok(e.faultPoints.includes(p), `${p} is injected`);
+  t.same(FLINK_NOT_APPLICABLE_POINTS, {}, 'none reported not applicable');
+  t.same(e.recoveryFaultPoints, ['sink.recover.before-commit', 'sink.recover.after-commit']);
+  for (const p of e.faultPoints) t.match(FLINK_FAULT_POINT_MAP[p]?.at ?? '', /FileWriter\.prepareCommit|FileCommitter\.commit|CheckpointCoordinator\.addCompletedCheckpointToStoreAndSubsumeOldest/, `${p} names its Flink method`);
+  await t.rejects(e.armFaultPoint('no.such.point'), /unknown fault point/);
+  await t.rejects(e.armFaultPoint('sink.before-commit'), /deploy\(\) was not called/, 'arming needs a deployed cluster');
+  t.same(await e.firedFaultPoints(), [], 'nothing fired before deploy');
   t.equal((e as Engine).startedUploads, undefined, 'no upload journal');
   t.type(e.pendingUploads, 'function', 'pending uploads counted its own way');
   t.equal(loadEngine('flink').name, 'flink', 'registered next to clink');
