@@ -3,7 +3,9 @@
  * JobManager on the coordinator host, a TaskManager on each worker host) runs the job from
  * engine/flink/job; checkpoints complete, the FileSink commits objects to MinIO, every
  * record lands exactly once; a TaskManager SIGKILL and a JobManager SIGKILL each land and
- * are followed by a completed checkpoint, and still every record lands exactly once.
+ * are followed by a completed checkpoint, and still every record lands exactly once; a
+ * named protocol point armed through the Java agent (coordinator.after-complete-record)
+ * halts the JobManager there, leaves its evidence, and the job recovers exactly once.
  *
  * Slow (JVMs on 2 cores, about 3-4 minutes): it runs only with CLINK_QUAL_FLINK=1
  * (docs/flink.md), e.g. `CLINK_QUAL_FLINK=1 ./clink-qual test test/rig/flink-cluster.test.ts`.
@@ -12,7 +14,10 @@ import t from 'tap';
 import { flinkEngine } from '../../engine/flink/plug.ts';
 import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../../engine/clink/testkit.ts';
 import { killService } from '../../rig/faults.ts';
-import { waitFor } from '../../rig/process.ts';
+import { pidAlive, serviceDir, waitFor } from '../../rig/process.ts';
+import type { FaultPointFiring } from '../../engine/engine.ts';
+import { FIRED_LINE } from '../../engine/flink/fault-points.ts';
+import { JOBMANAGER_SERVICE, flinkFaultsDir } from '../../engine/flink/plug.ts';
 
 if (process.env.CLINK_QUAL_FLINK !== '1') {
   t.plan(0, 'skipped: set CLINK_QUAL_FLINK=1 to run the Flink rig test (docs/flink.md)');
@@ -111,5 +116,35 @@ if (process.env.CLINK_QUAL_FLINK !== '1') {
     const total = rss.reduce((a, b) => a + b.kib, 0);
     t.comment(`RSS of the rig services: ${rss.map((r) => `${r.host} ${Math.round(r.kib / 1024)} MiB`).join(', ')}; total ${Math.round(total / 1024)} MiB`);
     t.ok(total > 0, 'memory measured');
+  });
+
+  t.test('a named protocol point (the Java agent): coordinator.after-complete-record halts the JobManager there, and the job recovers exactly once', async (t) => {
+    const fired0 = await engine.firedFaultPoints();
+    const jmBefore = (await engine.processes()).find((p) => p.role === 'coordinator')!;
+    const cpBefore = (await engine.health()).lastCompletedCheckpointId ?? 0;
+    await engine.armFaultPoint('coordinator.after-complete-record', { times: 1 });
+    await producer.produce(2500);
+    let firing: FaultPointFiring | undefined;
+    await waitFor('coordinator.after-complete-record fired', async () => {
+      firing = (await engine.firedFaultPoints()).find((f) => f.point === 'coordinator.after-complete-record' && !fired0.some((g) => g.at === f.at && g.pid === f.pid));
+      return firing !== undefined;
+    }, 120_000, 500);
+    t.equal(firing!.host, 'coordinator', 'fired on the coordinator host');
+    t.equal(firing!.role, 'coordinator');
+    t.equal(firing!.pid, jmBefore.pid, 'in the JobManager process');
+    t.ok((firing!.checkpointId ?? 0) > cpBefore, `at checkpoint ${firing!.checkpointId}, after ${cpBefore}`);
+    const r = kit.remote('coordinator');
+    await waitFor('the halted JobManager gone', async () => !(await pidAlive(r, firing!.pid)), 30_000, 250);
+    const line = await r.exec(`grep -h '${FIRED_LINE} point=coordinator.after-complete-record' ${serviceDir(r, JOBMANAGER_SERVICE)}/out.log | tail -n 1`, { check: false });
+    t.match(line.stdout, new RegExp(`point=coordinator\\.after-complete-record host=coordinator role=coordinator pid=${firing!.pid} checkpoint=${firing!.checkpointId}`), 'the evidence line in the JobManager log');
+    const armed = await r.exec(`cat ${flinkFaultsDir(kit.state.hosts.find((h) => h.name === 'coordinator')!)}/armed.json`, { check: false });
+    t.same(JSON.parse(armed.stdout || '{}'), {}, 'the arming is used up');
+    const tHalt = Date.now();
+    await engine.restart('coordinator', 'coordinator');
+    const after = await nextCheckpoint(firing!.checkpointId ?? cpBefore, 'a completed checkpoint after the JobManager halted at the point');
+    t.comment(`checkpoint #${after} completed ${Date.now() - tHalt} ms after the halt`);
+    const count = await waitAllCommitted(kit.s3, kit.state.store.bucket, prefix, producer.seq, 120_000, (l) => t.comment(l));
+    t.equal(count.distinct, producer.produced, `all ${producer.produced} committed after the halt`);
+    t.equal(count.duplicates, 0, 'no duplicates after the halt');
   });
 }
