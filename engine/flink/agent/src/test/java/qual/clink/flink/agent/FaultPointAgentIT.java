@@ -31,6 +31,10 @@ class FaultPointAgentIT {
   record Run(int exit, String output, Path out, Path faults) {}
 
   static Run run(Path tmp, String armedJson, long waitS) throws Exception {
+    return run(tmp, armedJson, waitS, -1);
+  }
+
+  static Run run(Path tmp, String armedJson, long waitS, long failAfterMs) throws Exception {
     Path out = Files.createDirectories(tmp.resolve("out"));
     Path faults = Files.createDirectories(tmp.resolve("faults"));
     if (armedJson != null) Files.writeString(faults.resolve("armed.json"), armedJson);
@@ -43,7 +47,7 @@ class FaultPointAgentIT {
         "--add-opens=java.base/java.util=ALL-UNNAMED",
         "--add-opens=java.base/java.lang=ALL-UNNAMED",
         "-cp", System.getProperty("java.class.path"),
-        MiniClusterJob.class.getName(), out.toString()));
+        MiniClusterJob.class.getName(), out.toString(), String.valueOf(failAfterMs)));
     Path log = tmp.resolve("job.log");
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     boolean ended = p.waitFor(waitS, TimeUnit.SECONDS);
@@ -93,6 +97,28 @@ class FaultPointAgentIT {
     } else {
       assertTrue(c > 0, point + ": the part file was committed before the halt");
     }
+  }
+
+  @ParameterizedTest(name = "{0} halts the JVM in the restored committer")
+  @CsvSource({"sink.recover.before-commit", "sink.recover.after-commit"})
+  void recoveryPointsFireOnlyAfterARestore(String point, @TempDir Path tmp) throws Exception {
+    // The task fails once 3 s in (several checkpoints completed and committed), the job
+    // restarts from the last completed checkpoint, and its committer re-commits.
+    Run r = run(tmp, "{\"" + point + "\":1}", FIRE_DEADLINE_S, 3000);
+    assertEquals(FaultPoints.HALT_STATUS, r.exit(), "exit status of the halted JVM; output tail:\n" + tail(r.output()));
+    assertTrue(r.output().contains(FaultPoints.FIRED_LINE + " point=" + point + " host=test-host role=worker"), "evidence line:\n" + tail(r.output()));
+    List<String> fired = Files.readAllLines(r.faults().resolve("fired.jsonl"));
+    assertEquals(1, fired.size(), "one fired record: " + fired);
+    assertTrue(fired.get(0).startsWith("{\"point\":\"" + point + "\""), fired.get(0));
+    assertTrue(committed(r.out()) > 0, "checkpoints before the failure were committed");
+  }
+
+  @Test
+  void recoveryPointsDoNotFireWithoutARestore(@TempDir Path tmp) throws Exception {
+    Run r = run(tmp, "{\"sink.recover.before-commit\":1,\"sink.recover.after-commit\":1}", 20);
+    assertEquals(-1, r.exit(), "still running when stopped; output tail:\n" + tail(r.output()));
+    assertFalse(r.output().contains(FaultPoints.FIRED_LINE), "no recovery point fired in normal commits");
+    assertTrue(committed(r.out()) > 0, "part files committed");
   }
 
   @Test

@@ -20,12 +20,43 @@ import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.
  * checkpoint) to a local directory, exactly-once checkpoints every 500 ms, no restarts, in a
  * local MiniCluster (the JobManager's CheckpointCoordinator and the sink's writer and
  * committer all run in this one JVM). It runs until the JVM is halted or killed.
+ *
+ * With a second argument N (ms), a map before the sink throws once, N ms after it first
+ * runs, and the job restarts (fixed delay): the restored subtask's CommitterOperator
+ * re-commits the committables of the checkpoint it was restored from (the recovery points).
  */
 public final class MiniClusterJob {
+  /** Throws once per JVM, failAfterMs after its first record (never when negative). */
+  static final class FailOnce implements org.apache.flink.api.common.functions.MapFunction<String, String> {
+    static final java.util.concurrent.atomic.AtomicLong FIRST = new java.util.concurrent.atomic.AtomicLong(-1);
+    static final java.util.concurrent.atomic.AtomicBoolean THROWN = new java.util.concurrent.atomic.AtomicBoolean(false);
+    final long failAfterMs;
+
+    FailOnce(long failAfterMs) {
+      this.failAfterMs = failAfterMs;
+    }
+
+    @Override
+    public String map(String v) {
+      if (failAfterMs < 0) return v;
+      long now = System.currentTimeMillis();
+      FIRST.compareAndSet(-1, now);
+      if (now - FIRST.get() >= failAfterMs && THROWN.compareAndSet(false, true)) throw new IllegalStateException("clink-qual test: the planned task failure");
+      return v;
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     String out = args[0];
+    long failAfterMs = args.length > 1 ? Long.parseLong(args[1]) : -1;
     Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    if (failAfterMs < 0) {
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    } else {
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+    }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
     env.setParallelism(1);
@@ -35,7 +66,7 @@ public final class MiniClusterJob {
         .withRollingPolicy(OnCheckpointRollingPolicy.build())
         .withBucketCheckInterval(Duration.ofMillis(200).toMillis())
         .build();
-    env.fromSource(source, WatermarkStrategy.noWatermarks(), "generator").sinkTo(sink).name("file-sink");
+    env.fromSource(source, WatermarkStrategy.noWatermarks(), "generator").map(new FailOnce(failAfterMs)).name("fail-once").sinkTo(sink).name("file-sink");
     env.execute("clink-qual agent test");
   }
 }
