@@ -5,7 +5,11 @@
  * Commands live one a file under bin/commands/, are registered (lazily, by a loader) in
  * bin/commands/index.ts, and are addressed by one or two words: `rig up`, `verify`.
  */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { repoRoot } from './paths.ts';
 import { EXIT, ExitError, QualError, exitCodeFor } from './errors.ts';
 
 export interface OptionSpec {
@@ -38,6 +42,8 @@ export interface Command {
   options?: Record<string, OptionSpec>;
   positionals?: PositionalSpec[];
   examples?: string[];
+  /** The exit codes, when the description does not state them (default: EXIT_CODES_HELP). */
+  exitCodes?: string;
   /** Returns the exit code (default 0). Throw QualError/ExitError for failures. */
   run(args: ParsedArgs): Promise<number | void>;
 }
@@ -46,6 +52,49 @@ export interface CommandEntry {
   name: string;
   summary: string;
   load: () => Promise<{ default: Command }>;
+}
+
+/** The exit codes of a command that did its job or did not (lib/errors.ts EXIT). */
+export const EXIT_CODES_HELP = '0 done, 2 the environment stopped it (a host, the store, a precondition), 254 bad arguments or input, 255 internal error.';
+
+/** Edit distance (Levenshtein with adjacent transpositions counted as one edit), for did-you-mean. */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The command names closest to what was typed (one or two words), if any is close enough. */
+export function suggestCommands(entries: CommandEntry[], argv: string[]): string[] {
+  const typed1 = argv[0] ?? '';
+  const typed2 = argv.slice(0, 2).join(' ');
+  const limit = (n: string) => Math.max(2, Math.floor(n.length / 3));
+  const groups = [...new Set(entries.filter((e) => e.name.includes(' ')).map((e) => e.name.split(' ')[0]!))];
+  // A known group with an unknown second word: suggest among that group's commands only.
+  const pool = groups.includes(typed1) ? entries.filter((e) => e.name.startsWith(typed1 + ' ')) : entries;
+  const scored = pool.map((e) => ({ name: e.name, d: editDistance(e.name.includes(' ') ? typed2 : typed1, e.name), max: limit(e.name) }));
+  if (!groups.includes(typed1)) for (const g of groups) scored.push({ name: g, d: editDistance(typed1, g), max: limit(g) });
+  const close = scored.filter((x) => x.d <= x.max);
+  const best = Math.min(...close.map((x) => x.d));
+  const names = [...new Set(close.filter((x) => x.d === best).map((x) => x.name))];
+  // 'campain run' -> 'campaign run', not also the bare group 'campaign'.
+  return names.filter((n) => n.includes(' ') || !names.some((m) => m.startsWith(n + ' ')));
+}
+
+/** `clink-qual --version`: the package's version and the checkout's git revision. */
+export function versionLine(): string {
+  const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name?: string; version?: string };
+  const rev = spawnSync('git', ['-C', repoRoot, 'rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' });
+  const dirty = spawnSync('git', ['-C', repoRoot, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' });
+  const revision = rev.status === 0 ? rev.stdout.trim() + (dirty.status === 0 && dirty.stdout.trim() ? '-dirty' : '') : 'unknown (not a git checkout)';
+  return `clink-qual ${pkg.version ?? '?'} (revision ${revision})`;
 }
 
 export function renderHelp(cmd: Command): string {
@@ -75,6 +124,10 @@ export function renderHelp(cmd: Command): string {
     lines.push('');
     lines.push('Examples:');
     for (const e of cmd.examples) lines.push(`  ${e}`);
+  }
+  if (!/^\s*exit( codes?)?:/im.test(cmd.description ?? '')) {
+    lines.push('');
+    lines.push(`Exit codes: ${cmd.exitCodes ?? EXIT_CODES_HELP}`);
   }
   return lines.join('\n');
 }
@@ -114,7 +167,7 @@ function topHelp(entries: CommandEntry[]): string {
     'Commands:',
   ];
   for (const e of entries) lines.push(`  ${e.name.padEnd(22)} ${e.summary}`);
-  lines.push('', "Run 'clink-qual <command> --help' for a command's options.");
+  lines.push('', "Run 'clink-qual <command> --help' (or 'clink-qual help <command>') for a command's options; 'clink-qual --version' for the version and revision.");
   lines.push('Exit codes: 0 pass/ok, 1 fail, 2 unknown (aborted, environment), 254 bad input, 255 internal error.');
   return lines.join('\n');
 }
@@ -122,6 +175,11 @@ function topHelp(entries: CommandEntry[]): string {
 /** Finds the command named by the first one or two words of argv and runs it. */
 export async function main(entries: CommandEntry[], argv: string[]): Promise<number> {
   try {
+    if (argv[0] === '--version' || argv[0] === '-V' || argv[0] === 'version') {
+      console.log(versionLine());
+      return EXIT.ok;
+    }
+    if (argv[0] === 'help' && argv.length > 1) return await main(entries, [...argv.slice(1), '--help']);
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
       console.log(topHelp(entries));
       return argv.length === 0 ? EXIT.badInput : EXIT.ok;
@@ -142,10 +200,12 @@ export async function main(entries: CommandEntry[], argv: string[]): Promise<num
           console.log(out);
           return EXIT.ok;
         }
-        console.error(`clink-qual: unknown command '${two}'\n\n${out}`);
+        const near = suggestCommands(entries, argv).filter((n) => n.includes(' '));
+        console.error(`clink-qual: unknown command '${two}'${near.length ? `. Did you mean ${near.map((n) => `'${n}'`).join(' or ')}?` : ''}\n\n${out}`);
         return EXIT.badInput;
       }
-      console.error(`clink-qual: unknown command '${argv[0]}'. Run 'clink-qual --help'.`);
+      const near = suggestCommands(entries, argv);
+      console.error(`clink-qual: unknown command '${argv[0]}'.${near.length ? ` Did you mean ${near.map((n) => `'${n}'`).join(' or ')}?` : ''} Run 'clink-qual --help'.`);
       return EXIT.badInput;
     }
     const cmd = (await entry.load()).default;

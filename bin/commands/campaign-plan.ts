@@ -1,6 +1,7 @@
 import type { Command } from '../../lib/cli.ts';
 import { loadCampaign } from '../../campaigns/load.ts';
 import { formatPlanJson, planCampaign, renderPlanTable } from '../../campaigns/plan.ts';
+import { faultKindsHelp } from './help-lists.ts';
 
 const command: Command = {
   name: 'campaign plan',
@@ -12,7 +13,10 @@ long it is held and the composition it belongs to; then the totals by kind and t
 expected wall time (gate + soak + drain + recount, by their deadlines). No rig, no
 network: the same file and seed always print the same timeline.
 
---json prints the timeline exactly as a run stores it in plan.json.`,
+--json prints the timeline exactly as a run stores it in plan.json.
+
+${faultKindsHelp()}`,
+  exitCodes: '0 printed, 254 a bad campaign file or arguments (the error names the line and field), 255 internal error.',
   options: {
     json: { type: 'boolean', description: 'Print the timeline as JSON (the bytes of plan.json)' },
   },

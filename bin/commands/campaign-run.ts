@@ -4,6 +4,7 @@ import { QualError } from '../../lib/errors.ts';
 import { loadStoredRun, type StoredRun } from '../../campaigns/replay.ts';
 import type { PlannedFault } from '../../lib/evidence.ts';
 import { runCampaign } from '../../campaigns/runner/run.ts';
+import { faultKindsHelp, mutantNamesHelp } from './help-lists.ts';
 
 const command: Command = {
   name: 'campaign run',
@@ -21,6 +22,8 @@ The harness's own log goes to runs/<run-id>/run.log as well as the terminal.
 --replay runs/<id> runs that run's exact stored schedule (campaign.resolved.json and
 plan.json: seed, workload, mutant, fault times and targets) at the current revision;
 no FILE then. The new run's replay.json and report name the run it replays.
+${faultKindsHelp()}
+${mutantNamesHelp()}
 Exit: 0 PASS, 1 FAIL or GATE FAILED, 2 aborted/unknown, 254 bad input, 255 internal error.`,
   positionals: [{ name: 'FILE', description: 'the campaign YAML (campaigns/quick.yaml, ...); none with --replay' }],
   options: {

@@ -6,6 +6,7 @@ import { repoRoot, runsDir } from '../../lib/paths.ts';
 import { loadForRun, runCampaign } from '../../campaigns/runner/run.ts';
 import { firstFinding, isCaught, killTableExit, renderKillTable, type KillRow } from '../../campaigns/runner/kill-table.ts';
 import { raisedCounters } from '../../lib/evidence.ts';
+import { mutantNamesHelp } from './help-lists.ts';
 
 const command: Command = {
   name: 'qualify-mutants',
@@ -17,7 +18,13 @@ counters raised by the separate recount. First it runs the correct engine under 
 campaign (the control), which must PASS. It writes a kill table (Markdown) under runs/ and
 exits 1 if any mutant survives or the control does not pass (2 if interrupted: Ctrl-C
 aborts the current run, heals its faults and stops the command). A surviving mutant is a defect
-of the harness, not of the mutant. About 6 minutes per run with quick.yaml.`,
+of the harness, not of the mutant. About 6 minutes per run with quick.yaml.
+
+${mutantNamesHelp()}
+
+Exit codes: 0 the control PASSed and every mutant was caught, 1 a mutant survived or the
+control did not pass, 2 interrupted or the environment stopped it, 254 bad arguments
+(an unknown mutant in --only), 255 internal error.`,
   options: {
     campaign: { type: 'string', valueName: 'FILE', description: 'The campaign to run per mutant', default: 'campaigns/quick.yaml' },
     only: { type: 'string', valueName: 'A,B', description: 'Only these mutants (comma-separated)' },

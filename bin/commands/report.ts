@@ -1,6 +1,6 @@
 import type { Command } from '../../lib/cli.ts';
 import { existsSync, statSync } from 'node:fs';
-import { QualError } from '../../lib/errors.ts';
+import { EXIT, QualError } from '../../lib/errors.ts';
 import { readRunEvidence } from '../../reports/evidence.ts';
 import { writeReports } from '../../reports/report.ts';
 
@@ -14,7 +14,10 @@ recount.json, verdict.json) and writes, into the same directory:
   timeline.svg   committed and produced events over time, fault windows, checkpoints
   junit.xml      one test case per gate condition, fault, counter, and the recount's agreement
 Missing files (an aborted run) are named in the report. Re-running on the same evidence
-writes the same bytes, so stored runs can be re-reported at any time.`,
+writes the same bytes, so stored runs can be re-reported at any time.
+
+Exit codes: the run's own verdict: 0 PASS, 1 FAIL or GATE FAILED, 2 ABORTED, UNKNOWN or
+no verdict recorded; 254 RUN_DIR is not a directory; 255 internal error.`,
   positionals: [{ name: 'RUN_DIR', description: 'A run directory, e.g. runs/quick-20260821-101500', required: true }],
   examples: ['clink-qual report runs/quick-20260821-101500'],
   async run({ positionals }) {
@@ -25,6 +28,14 @@ writes the same bytes, so stored runs can be re-reported at any time.`,
     console.log(`verdict: ${ev.verdict?.verdict ?? 'none recorded (aborted run?)'}`);
     if (ev.missing.length) console.log(`missing evidence: ${ev.missing.join(', ')}`);
     for (const f of Object.values(files)) console.log(`wrote ${f}`);
+    return verdictExitCode(ev.verdict?.verdict);
   },
 };
+
+/** A stored verdict's exit code (lib/errors.ts EXIT): PASS 0, FAIL and a failed gate 1, anything else (aborted, unknown, none) 2. */
+export function verdictExitCode(verdict: string | undefined): number {
+  if (verdict === 'PASS') return EXIT.ok;
+  if (verdict === 'FAIL' || verdict === 'GATE FAILED' || verdict === 'GATE_FAILED') return EXIT.fail;
+  return EXIT.unknown;
+}
 export default command;

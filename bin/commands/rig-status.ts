@@ -9,7 +9,8 @@ const command: Command = {
 (rig/process.ts) with its PID, state (running, paused, dead) and health. Then the Kafka
 cluster (registered brokers, active controller, KRaft quorum leader and voter lag, read
 with the Kafka protocol) and the store (health/live, bucket present).
-Exit code 0 when everything is healthy, 2 otherwise.`,
+Exit codes: 0 when everything is healthy, 2 otherwise (or no rig is up), 254 bad
+arguments, 255 internal error.`,
   options: {
     json: { type: 'boolean', description: 'Print the status as JSON' },
   },

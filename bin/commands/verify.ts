@@ -33,7 +33,8 @@ produced count that are not committed: holes and a missing tail alike, so an emp
 with --produced 1,1,1,1 has 4 gaps), foreign (a line that is not a generated event of this seed and
 range), corrupted (zero-byte or unparsable objects), mutations (judged objects changed or
 gone, against the ledger), pastProduced (events at or beyond what was produced).
-Exit 0 when every counter is zero, 1 otherwise, 254 for bad arguments or files.`,
+Exit codes: 0 when every counter is zero, 1 otherwise, 2 the store could not be read,
+254 for bad arguments or files, 255 internal error.`,
   positionals: [{ name: 'RUN_DIR', description: 'A run directory (runs/<run-id>)' }],
   options: {
     endpoint: { type: 'string', valueName: 'URL', description: 'S3 endpoint (standalone mode)' },
