@@ -93,7 +93,7 @@ t.test('rig state and smoke downgrades', async (t) => {
 });
 
 t.test('./clink-qual doctor --json on this machine', async (t) => {
-  const r = spawnSync(path.join(repoRoot, 'clink-qual'), ['doctor', '--json', '--no-hashes'], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(path.join(repoRoot, 'clink-qual'), ['doctor', '--json'], { encoding: 'utf8', timeout: 60_000 });
   t.ok(r.status === 0 || r.status === 1, `exit 0 or 1 (got ${r.status}): ${r.stderr}`);
   const out = JSON.parse(r.stdout) as { ok: boolean; checks: { name: string; status: string; detail: string; fix?: string }[] };
   t.same(out.checks.map((c) => c.name), ['root', 'netns', 'iptables', 'java', 'go', 'mvn', 'disk', 'memory', 'subnet', 'cache', 'rig']);
