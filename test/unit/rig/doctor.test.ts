@@ -105,3 +105,17 @@ t.test('./clink-qual doctor --json on this machine', async (t) => {
   t.equal(out.ok, out.checks.every((c) => c.status !== 'fail'));
   t.equal(r.status, out.ok ? 0 : 1, 'the exit code follows ok');
 });
+
+t.test('./clink-qual doctor with a cache whose file no longer matches: FAIL with its fix, exit 1', async (t) => {
+  const cache = mkdtempSync(path.join(os.tmpdir(), 'cq-doctor-cache-'));
+  t.teardown(() => rmSync(cache, { recursive: true, force: true }));
+  const bin = path.join(cache, 'minio');
+  writeFileSync(bin, 'the bytes installed');
+  const manifest = { installedAt: '2026-01-01T00:00:00Z', components: [{ name: 'minio', version: '1', path: bin, sha256: await sha256File(bin) }] };
+  writeFileSync(path.join(cache, 'manifest.json'), JSON.stringify(manifest));
+  writeFileSync(bin, 'the bytes changed since');
+  const r = spawnSync(path.join(repoRoot, 'clink-qual'), ['doctor'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, CLINK_QUAL_CACHE: cache } });
+  t.equal(r.status, 1);
+  t.match(r.stdout, /^FAIL  cache +minio mismatch \(.*\) -- fix: run 'clink-qual rig install'/m);
+  t.equal(r.stdout.trim().split('\n').length, 11, 'one line a check');
+});
