@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, statfsSync } from 'node:fs';
 import path from 'node:path';
-import { cacheDir, runsDir, stateDir } from '../lib/paths.ts';
+import { cacheDir, repoRoot, runsDir, stateDir } from '../lib/paths.ts';
 import { sha256Dir, sha256File, type Manifest } from './install.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -135,23 +135,31 @@ export interface ManifestEntryCheck {
   status: 'ok' | 'missing' | 'mismatch' | 'unpinned';
 }
 
+/** This checkout's pinned Node binary: the one `rig up` deploys (see install.ts node()). */
+export const checkoutNode = (root: string = repoRoot): string => path.join(root, 'node_modules', 'node', 'bin', 'node');
+
 /**
  * Each manifest component against the bytes on disk: a file by its sha256, a directory by
  * install.ts's sha256Dir (the same digest `rig install` recorded). Streams every file.
+ * The cache is shared by every checkout but the Node binary lives in each checkout's
+ * node_modules, so the `node` entry (written by whichever checkout installed last, perhaps
+ * one since removed) is checked against `nodeBin`, this checkout's binary: same pinned
+ * version, same bytes.
  */
-export async function checkManifestFiles(manifest: Manifest): Promise<ManifestEntryCheck[]> {
+export async function checkManifestFiles(manifest: Manifest, nodeBin: string = checkoutNode()): Promise<ManifestEntryCheck[]> {
   const out: ManifestEntryCheck[] = [];
   for (const c of manifest.components) {
+    const p = c.name === 'node' ? nodeBin : c.path;
     if (!c.sha256) {
-      out.push({ name: c.name, path: c.path, status: 'unpinned' });
+      out.push({ name: c.name, path: p, status: 'unpinned' });
       continue;
     }
-    if (!path.isAbsolute(c.path) || !existsSync(c.path)) {
-      out.push({ name: c.name, path: c.path, status: 'missing' });
+    if (!path.isAbsolute(p) || !existsSync(p)) {
+      out.push({ name: c.name, path: p, status: 'missing' });
       continue;
     }
-    const got = statSync(c.path).isDirectory() ? await sha256Dir(c.path) : await sha256File(c.path);
-    out.push({ name: c.name, path: c.path, status: got === c.sha256 ? 'ok' : 'mismatch' });
+    const got = statSync(p).isDirectory() ? await sha256Dir(p) : await sha256File(p);
+    out.push({ name: c.name, path: p, status: got === c.sha256 ? 'ok' : 'mismatch' });
   }
   return out;
 }

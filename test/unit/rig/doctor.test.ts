@@ -10,7 +10,7 @@ import path from 'node:path';
 import t from 'tap';
 import { sha256Dir, sha256File } from '../../../rig/install.ts';
 import {
-  checkManifestFiles, cidrOverlap, forSmoke, parseIpAddr, parseIpRoute, parseJavaMajor, parseMemAvailable, rigStateFrom, subnetClashes,
+  checkManifestFiles, checkoutNode, cidrOverlap, forSmoke, parseIpAddr, parseIpRoute, parseJavaMajor, parseMemAvailable, rigStateFrom, subnetClashes,
 } from '../../../rig/doctor.ts';
 import { repoRoot } from '../../../lib/paths.ts';
 
@@ -72,6 +72,22 @@ t.test('the manifest against files on disk', async (t) => {
   writeFileSync(bin, 'tampered');
   writeFileSync(path.join(libs, 'c.jar'), 'c');
   t.same((await checkManifestFiles(manifest)).map((c) => `${c.name}:${c.status}`).slice(0, 2), ['minio:mismatch', 'kafka:mismatch'], 'a changed file and an extra jar are caught');
+});
+
+t.test("the node entry is checked against this checkout's binary, not the path of the checkout that installed last", async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-doctor-node-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const here = path.join(dir, 'here-node');
+  writeFileSync(here, 'node bytes');
+  const manifest = {
+    installedAt: '2026-01-01T00:00:00Z',
+    components: [{ name: 'node', version: '24', path: '/removed/clone/node_modules/node/bin/node', sha256: await sha256File(here) }],
+  };
+  t.same(await checkManifestFiles(manifest, here), [{ name: 'node', path: here, status: 'ok' }], "the removed clone's path does not matter");
+  writeFileSync(here, 'other node');
+  t.same((await checkManifestFiles(manifest, here)).map((c) => c.status), ['mismatch'], "a different binary here is still caught");
+  t.same((await checkManifestFiles(manifest, path.join(dir, 'absent'))).map((c) => c.status), ['missing']);
+  t.equal(checkoutNode('/x'), '/x/node_modules/node/bin/node');
 });
 
 t.test('rig state and smoke downgrades', async (t) => {
