@@ -41,6 +41,12 @@ function place(f: Finding): string {
     .join(' and ');
 }
 
+/** The store-tamper fault (the harness's own foreign writer) that touched one of a finding's objects, if any. */
+function tamperOf(ev: WithFindings, f: Finding): { faultId: string; variant: string } | undefined {
+  const keys = new Set(f.objects.map((o) => o.key));
+  return ev.verdict?.tamper?.reactions.find((r) => r.keys.some((k) => keys.has(k)));
+}
+
 export function findingsSection(ev: WithFindings, perCounter = 3): string[] {
   const raised = COUNTER_NAMES.filter((c) => (ev.recount?.counters[c] ?? 0) > 0);
   // No findings.jsonl (a run from before findings were kept, or no recount): no section, the counters are reported above.
@@ -50,17 +56,22 @@ export function findingsSection(ev: WithFindings, perCounter = 3): string[] {
   const rows: unknown[][] = [];
   for (const [c, fs] of byCounter(ev.findings)) {
     for (const f of fs.slice(0, perCounter)) {
+      const tamper = tamperOf(ev, f);
       rows.push([
         `${c} ${f.n}/${f.total}`,
         f.event ? `(${f.event.p}, ${f.event.seq})${f.range ? ` … ${f.range.to - 1}` : ''}` : '—',
         place(f) || '—',
-        f.cause ? (f.cause.faults.length ? f.cause.faults.map((w) => `${w.faultId} ${w.kind}${w.point ? ` ${w.point}` : ''}${w.target ? ` ${w.target}` : ''}, ${w.beforeCheckpointS} s before chk ${f.cause!.checkpoint.id}`).join('; ') : `none before chk ${f.cause.checkpoint.id}`) : 'n/a',
+        tamper ? `the harness's own ${tamper.faultId} store-tamper (${tamper.variant}) on this object: reported apart, not the engine's` : f.cause ? (f.cause.faults.length ? f.cause.faults.map((w) => `${w.faultId} ${w.kind}${w.point ? ` ${w.point}` : ''}${w.target ? ` ${w.target}` : ''}, ${w.beforeCheckpointS} s before chk ${f.cause!.checkpoint.id}`).join('; ') : `none before chk ${f.cause.checkpoint.id}`) : 'n/a',
         f.cause?.epochChange ? `epoch ${f.cause.epochChange.epoch}${f.cause.epochChange.previousEpoch !== null ? ` (from ${f.cause.epochChange.previousEpoch})` : ''}${f.cause.epochChange.firstCheckpoint !== null ? ` from chk ${f.cause.epochChange.firstCheckpoint}` : ''}` : 'n/a',
       ]);
     }
   }
   out.push(table(['Counter (finding/total)', 'Event (p, seq)', 'Objects (key:line)', 'Nearest faults before', 'Epoch'], rows), '');
-  for (const s of findingSentences(ev).values()) out.push(`- ${s}`);
+  for (const [c, s] of findingSentences(ev)) {
+    const fs = ev.findings.filter((f) => f.counter === c);
+    const own = fs.filter((f) => tamperOf(ev, f)).length;
+    out.push(`- ${s}${own ? ` (${own === fs.length ? 'every finding kept' : `${own} of ${fs.length} findings kept`} on an object the harness's own store-tamper faults touched: reported apart, not counted against the engine)` : ''}`);
+  }
   out.push('');
   return out;
 }

@@ -76,6 +76,16 @@ function countersPhrase(c: Record<CounterName, number> | undefined): string {
   return listWords(COUNTER_NAMES.map((n) => `${c[n] === 0 ? 'zero' : fmtInt(c[n])} ${COUNTER_LABELS[n].words}`));
 }
 
+/** The recount's counters as the verdict judges the engine: the harness's own tampering (store-tamper faults) taken out. */
+function engineRecountCounters(ev: RunEvidence): Record<CounterName, number> | undefined {
+  return ev.verdict?.recount ?? ev.recount?.counters;
+}
+
+function harnessMutationWords(ev: RunEvidence): string {
+  const n = ev.verdict?.tamper?.harnessMutations.recount ?? 0;
+  return n > 0 ? ` (and ${plural(n, 'mutated object')} that the harness's own store-tamper faults changed, reported apart)` : '';
+}
+
 function title(x: Ctx): string[] {
   const name = x.ev.campaign?.name ?? x.ev.provenance?.campaign ?? x.ev.dirName;
   const out = [`# ${name}: exactly-once from Kafka into S3-compatible storage — ${x.verdict}`, ''];
@@ -128,7 +138,7 @@ function lead(x: Ctx): string[] {
   );
   if (ev.recount) {
     parts.push(
-      `After the drain, a separate process re-read the settled bucket from scratch: ${fmtInt(x.produced)} events produced, ${fmtInt(x.distinct)} distinct events committed, with ${countersPhrase(ev.recount.counters)}.`,
+      `After the drain, a separate process re-read the settled bucket from scratch: ${fmtInt(x.produced)} events produced, ${fmtInt(x.distinct)} distinct events committed, with ${countersPhrase(engineRecountCounters(ev))}${harnessMutationWords(ev)}.`,
     );
   } else {
     parts.push('No recount was made (recount.json is missing), so nothing here is certified by a fresh re-read.');

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { renderReport, writeReports } from '../../../reports/report.ts';
@@ -40,4 +40,28 @@ t.test('the report gets a Findings section and junit the sentence, from a plante
   const junit = readFileSync(path.join(dir, 'junit.xml'), 'utf8');
   t.match(junit, /<testcase name="duplicates"[^>]*>\s*<failure message="duplicates = 3 \(1 finding kept\): first, event \(2, 4100\)[^"]*f002 \(partition on worker-3\)/);
   t.match(junit, /<testcase name="gaps"[^>]*>\s*<system-out>recount 0[^<]*<\/system-out>\s*<\/testcase>/, 'a zero counter still passes');
+});
+
+t.test("a finding on an object the harness's own store-tamper touched is named as the harness's, not the engine's", async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-rep-findings-tamper-'));
+  cpSync(FIXTURE, dir, { recursive: true });
+  const key = 'runs/q/subtask=0/epoch=3/chk=11.jsonl';
+  const mutation: Finding = {
+    counter: 'mutations',
+    n: 1,
+    total: 1,
+    event: null,
+    objects: [{ key, line: null, subtask: 0, epoch: 3, checkpoint: 11, firstSeen: null }],
+    detail: `mutation: ${key} was judged as ETag a; now b`,
+  };
+  writeFindings(path.join(dir, 'findings.jsonl'), [planted[0]!, mutation]);
+  const vPath = path.join(dir, 'verdict.json');
+  const v = JSON.parse(readFileSync(vPath, 'utf8'));
+  v.tamper = { reactions: [{ faultId: 'f004', variant: 'overwrite', keys: [key], reaction: 'not-met' }], harnessMutations: { oracle: 1, recount: 1 }, acceptedForeign: 0 };
+  writeFileSync(vPath, JSON.stringify(v));
+  const md = renderReport(dir);
+  t.match(md, /\| mutations 1\/1 \| — \| runs\/q\/subtask=0\/epoch=3\/chk=11\.jsonl \(epoch 3, chk 11, subtask 0\) \| the harness's own f004 store-tamper \(overwrite\) on this object: reported apart, not the engine's \|/);
+  t.match(md, /- mutations = 1 .*\(every finding kept on an object the harness's own store-tamper faults touched/);
+  t.match(md, /\| duplicates 1\/3 \|[^\n]*\| f002 partition worker-3, 20 s before chk 9 \|/, "the engine's finding keeps its cause");
+  t.match(md, /and 1 mutated object that the harness's own store-tamper faults changed, reported apart/);
 });
