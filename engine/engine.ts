@@ -9,7 +9,7 @@
  * event exactly as generated (oracle/generator.ts), which carries `p` (partition) and
  * `seq` (sequence within the partition).
  */
-import type { FaultKind } from '../lib/evidence.ts';
+import type { FaultKind, Provenance } from '../lib/evidence.ts';
 import type { Remote } from '../rig/remote.ts';
 import type { RigState, StoreCredentials } from '../rig/types.ts';
 
@@ -152,6 +152,26 @@ export interface Engine {
   pendingUploads?(store: { endpoint: string; region: string; bucket: string }, credentials: StoreCredentials): Promise<{ pending: number; method: string }>;
   /** Mandatory protocol points this engine cannot reach, each with the reason; still counted as uncovered. */
   readonly faultPointsNotApplicable?: Readonly<Record<string, string>>;
+  /** Where each named point sits in the engine and how it is injected, as the report names it. */
+  readonly faultPointInjection?: Readonly<Record<string, string>>;
+  /** The engine's own version as the report names it (Clink is versioned by the harness's revision). */
+  readonly version?: string;
+  /**
+   * How the sink makes output visible, one or two sentences for the report's lead, after
+   * "Whether an event lands once depends only on the engine:" (default: Clink's staged
+   * multipart commits).
+   */
+  readonly sinkMechanism?: string;
   /** Copies the engine's logs and journals into destDir/<host>/...; returns the files written. */
   collectLogs(destDir: string): Promise<string[]>;
+}
+
+/** What the report says of the engine beyond its name: recorded in provenance.json at the run's start. */
+export function engineDescription(engine: Engine): Pick<NonNullable<Provenance['engine']>, 'version' | 'sinkMechanism' | 'faultPointInjection' | 'faultPointsNotApplicable'> {
+  return {
+    ...(engine.version ? { version: engine.version } : {}),
+    ...(engine.sinkMechanism ? { sinkMechanism: engine.sinkMechanism } : {}),
+    ...(engine.faultPointInjection ? { faultPointInjection: { ...engine.faultPointInjection } } : {}),
+    ...(engine.faultPointsNotApplicable && Object.keys(engine.faultPointsNotApplicable).length ? { faultPointsNotApplicable: { ...engine.faultPointsNotApplicable } } : {}),
+  };
 }

@@ -248,6 +248,11 @@ export interface Provenance {
     /** Engine.faultPoints and Engine.mandatoryFaultPoints, so the report can say which mandatory points were covered. */
     faultPoints?: string[];
     mandatoryFaultPoints?: string[];
+    /** Engine.version, Engine.sinkMechanism, Engine.faultPointInjection and Engine.faultPointsNotApplicable, for the report. */
+    version?: string;
+    sinkMechanism?: string;
+    faultPointInjection?: Record<string, string>;
+    faultPointsNotApplicable?: Record<string, string>;
   };
   components: { name: string; version: string; sha256: string }[];
   rig: { kind: string; hosts: { name: string; address: string; roles: string[] }[] };

@@ -48,7 +48,7 @@ export const EVIDENCE_DESCRIPTIONS: Record<string, string> = {
   'verdict.json': 'the verdict and its reasons',
   'produced.json': 'events the generator produced, per partition (what the recount judges against)',
   'input-audit.json': "the input topic read back in full: duplicates, holes or mismatched lines in the input itself",
-  'pending-uploads.json': "multipart uploads the engine's journal started and the store still lists as pending",
+  'pending-uploads.json': "multipart uploads still pending in the store after the run (from the engine's journal of started uploads, or counted as its plug's method says)",
   'phases.jsonl': 'when each phase (gate, soak, drain, settle, recount) started and ended',
   'resources.jsonl': "resource samples: RSS and CPU of every rig process and the controller, store and broker disk, the oracle's lag, each sample's duration",
 };
@@ -71,6 +71,8 @@ export interface RunEvidence {
   verdict?: Verdict;
   /** The input topic's audit (optional: older runs and aborted ones have none). */
   inputAudit?: { records: number; clean: boolean; duplicates: number; holes: number; mismatched: number; misplaced: number; findings: string[] };
+  /** pending-uploads.json (optional: an aborted run may have none); `method` says how an engine without a journal of started uploads counted them. */
+  pendingUploads?: { pending: number; started?: number; method?: string };
   /** Evidence files that are not there. */
   missing: string[];
   /** Files or lines that could not be read, with why. */
@@ -138,6 +140,7 @@ export function readRunEvidence(runDir: string): RunEvidence {
   ev.provenance = readJson<Provenance>(runDir, 'provenance.json', ev);
   ev.plan = readJson<PlannedFault[]>(runDir, 'plan.json', ev);
   ev.gate = readJson<GateResult>(runDir, 'gate.json', ev);
+  if (existsSync(path.join(runDir, 'pending-uploads.json'))) ev.pendingUploads = readJson(runDir, 'pending-uploads.json', ev);
   ev.chaos = readJsonl<ChaosRecord>(runDir, 'chaos.jsonl', ev);
   ev.samples = readJsonl<Sample>(runDir, 'samples.jsonl', ev);
   ev.ledger = readJsonl<LedgerEntry>(runDir, 'ledger.jsonl', ev);

@@ -86,6 +86,9 @@ function harnessMutationWords(ev: RunEvidence): string {
   return n > 0 ? ` (and ${plural(n, 'mutated object')} that the harness's own store-tamper faults changed, reported apart)` : '';
 }
 
+/** The bundled engine's sink, as the lead describes it when the provenance names no other mechanism. */
+const CLINK_SINK_MECHANISM = 'it buffers a checkpoint interval of records, stages them as multipart parts at the barrier, and makes the object visible with CompleteMultipartUpload only after the checkpoint is durable.';
+
 function title(x: Ctx): string[] {
   const name = x.ev.campaign?.name ?? x.ev.provenance?.campaign ?? x.ev.dirName;
   const out = [`# ${name}: exactly-once from Kafka into S3-compatible storage — ${x.verdict}`, ''];
@@ -124,7 +127,7 @@ function lead(x: Ctx): string[] {
   const hosts = ev.provenance?.rig.hosts.length;
   const parts: string[] = [];
   parts.push(
-    'Object storage has no transaction manager to lean on: no key that refuses a second copy, no list of prepared transactions to reconcile. Whether an event lands once depends only on the engine: it buffers a checkpoint interval of records, stages them as multipart parts at the barrier, and makes the object visible with CompleteMultipartUpload only after the checkpoint is durable.',
+    `Object storage has no transaction manager to lean on: no key that refuses a second copy, no list of prepared transactions to reconcile. Whether an event lands once depends only on the engine: ${ev.provenance?.engine.sinkMechanism ?? CLINK_SINK_MECHANISM}`,
   );
   const faults = x.outcomes.filter((o) => o.status === 'survived').length;
   const rig = hosts !== undefined ? `${/^(8\d*|11|18)$/.test(String(hosts)) ? 'an' : 'a'} ${hosts}-host ${ev.provenance!.rig.kind} rig plus the operations host` : 'a rig not recorded in provenance.json';
@@ -156,7 +159,12 @@ function provenance(x: Ctx): string[] {
   const rows: unknown[][] = [
     ['Campaign run', `${p.runId} — campaign \`${p.campaign}\`, seed \`${p.seed}\``],
     ['Duration', x.runS !== undefined ? `${fmtDuration(x.runS)} (${v?.startedAt ?? p.startedAt} → ${v?.endedAt ?? lastStamp(ev) ?? 'n/a'})` : `started ${p.startedAt}, end not recorded`],
-    ['Engine', `${p.engine.name} at revision \`${p.engine.revision}\`${p.engine.dirty ? ' (with uncommitted changes)' : ''}; sink mutant: ${p.engine.mutant ?? 'none'}`],
+    [
+      'Engine',
+      p.engine.version
+        ? `${p.engine.name} ${p.engine.version} (pinned and checked below), driven by the harness and its engine plug at revision \`${p.engine.revision}\`${p.engine.dirty ? ' (with uncommitted changes)' : ''}; sink mutant: ${p.engine.mutant ?? 'none'}`
+        : `${p.engine.name} at revision \`${p.engine.revision}\`${p.engine.dirty ? ' (with uncommitted changes)' : ''}; sink mutant: ${p.engine.mutant ?? 'none'}`,
+    ],
     [
       'Sink',
       sinkCond
@@ -256,13 +264,17 @@ function survived(x: Ctx): string[] {
   const cov = pointCoverage(ev, outcomes);
   if (!cov.points.length) out.push('No protocol point was scheduled.', '');
   else {
+    const how = ev.provenance?.engine.faultPointInjection;
+    const na = ev.provenance?.engine.faultPointsNotApplicable ?? {};
+    const cells = (p: (typeof cov.points)[number]) => [`\`${p.point}\``, p.mandatory ? 'yes' : 'no', `${p.survived} of ${p.planned}`, p.survived > 0 ? 'yes' : na[p.point] ? '**no** (not applicable)' : '**no**'];
     out.push(
-      table(
-        ['Point', 'Mandatory', 'Kills landed and recovered', 'Covered'],
-        cov.points.map((p) => [`\`${p.point}\``, p.mandatory ? 'yes' : 'no', `${p.survived} of ${p.planned}`, p.survived > 0 ? 'yes' : '**no**']),
-      ),
+      how
+        ? table(['Point', 'Mandatory', 'Kills landed and recovered', 'Covered', 'Injected at'], cov.points.map((p) => [...cells(p), how[p.point] ?? (na[p.point] ? `not applicable: ${na[p.point]}` : 'not recorded')]))
+        : table(['Point', 'Mandatory', 'Kills landed and recovered', 'Covered'], cov.points.map(cells)),
       '',
     );
+    const naList = Object.entries(na);
+    if (naList.length) out.push(`Points this engine cannot reach, reported as not applicable and never counted as covered: ${naList.map(([p, why]) => `\`${p}\` (${why})`).join('; ')}.`, '');
     if (!cov.mandatoryKnown) out.push("provenance.json does not record the engine's mandatory points; the table lists the points the plan scheduled and those the verdict names as uncovered.", '');
     const uncovered = cov.points.filter((p) => p.mandatory && p.survived === 0).map((p) => `\`${p.point}\``);
     if (uncovered.length) out.push(`Mandatory points not covered: ${uncovered.join(', ')}. The run cannot pass without them.`, '');
@@ -421,7 +433,7 @@ function caveats(x: Ctx): string[] {
       ? `\`MINIO_API_STALE_UPLOADS_EXPIRY\`, set to ${expiryRaw} for this rig${fit}`
       : '`MINIO_API_STALE_UPLOADS_EXPIRY` (72h on the rig; the value is not recorded in this run\'s provenance.json)';
     out.push(
-      `- ${plural(v.pendingUploads, 'multipart upload')} ${v.pendingUploads === 1 ? 'was' : 'were'} left pending after the run, counted from the engine's own journal of started uploads, each key listed exactly. They are expected, not defects: a worker killed after staging parts but before its checkpoint became durable leaves its upload incomplete, and an incomplete upload has no visible object, so no consumer can read it. They only cost storage until removed. MinIO does not implement the \`AbortIncompleteMultipartUpload\` lifecycle rule that the sink's documentation would otherwise call for; it sweeps stale uploads itself once they are older than ${expiry}.`,
+      `- ${plural(v.pendingUploads, 'multipart upload')} ${v.pendingUploads === 1 ? 'was' : 'were'} left pending after the run, counted ${ev.pendingUploads?.method ? `by the engine plug: ${ev.pendingUploads.method}` : "from the engine's own journal of started uploads, each key listed exactly"}. They are expected, not defects: a worker killed after staging parts but before its checkpoint became durable leaves its upload incomplete, and an incomplete upload has no visible object, so no consumer can read it. They only cost storage until removed. MinIO does not implement the \`AbortIncompleteMultipartUpload\` lifecycle rule that the sink's documentation would otherwise call for; it sweeps stale uploads itself once they are older than ${expiry}.`,
     );
   }
   out.push('- The store was self-hosted so that its availability could be a scheduled fault: a managed service cannot be paused on command, and the outage compositions are the point of the campaign.');

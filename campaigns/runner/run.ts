@@ -17,7 +17,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writ
 import path from 'node:path';
 import { ChaosController } from '../../chaos/controller.ts';
 import type { FaultContext } from '../../chaos/fault.ts';
-import type { Engine, EngineHealth } from '../../engine/engine.ts';
+import { engineDescription, type Engine, type EngineHealth } from '../../engine/engine.ts';
 import { loadEngine } from '../../engine/index.ts';
 import { QualError } from '../../lib/errors.ts';
 import { zeroCounters, type ChaosRecord, type Counters, type GateCondition, type GateResult, type PlannedFault, type Provenance, type Recount, type Verdict } from '../../lib/evidence.ts';
@@ -159,7 +159,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     runId,
     campaign: campaign.name,
     seed: campaign.seed,
-    engine: { name: engine.name, revision: rev.revision, dirty: rev.dirty, sink: engine.sinkFamily, ...(mutant !== 'none' ? { mutant } : {}), faultPoints: [...engine.faultPoints], mandatoryFaultPoints: [...engine.mandatoryFaultPoints] } as Provenance['engine'],
+    engine: { name: engine.name, revision: rev.revision, dirty: rev.dirty, sink: engine.sinkFamily, ...(mutant !== 'none' ? { mutant } : {}), faultPoints: [...engine.faultPoints], mandatoryFaultPoints: [...engine.mandatoryFaultPoints], ...engineDescription(engine) } as Provenance['engine'],
     components: manifest.components.map((c) => ({ name: c.name, version: c.version, sha256: c.sha256 })),
     rig: { kind: rig.kind, hosts: rig.hosts.map((h) => ({ name: h.name, address: h.address, roles: [...h.roles] })) },
     harness: { node: process.version, platform: `${process.platform} ${process.arch}` },

@@ -106,3 +106,15 @@ export class FaultPoints {
     if (this.reach(point, info)) await new Promise<never>(() => undefined);
   }
 }
+
+/** Where each point is reached in Clink's own code, for the report (the process SIGKILLs itself there). */
+export const CLINK_FAULT_POINT_INJECTION: Readonly<Record<string, string>> = {
+  'sink.before-prepare': "a call in Clink's sink at the start of prepare(): the barrier reached, nothing staged",
+  'sink.after-prepare': "a call in Clink's sink at the end of prepare(): the parts staged, the handles not yet in a checkpoint",
+  'coordinator.before-complete-record': "a call in Clink's coordinator before the completed checkpoint is appended to its durable log",
+  'coordinator.after-complete-record': "a call in Clink's coordinator after the completed checkpoint is appended (fsync), before any worker is notified",
+  'sink.before-commit': "a call in Clink's sink at the start of commit(): notified, CompleteMultipartUpload not sent",
+  'sink.after-commit': "a call in Clink's sink at the end of commit(): every upload completed, the commit not acknowledged",
+  'sink.recover.before-commit': "a call in Clink's sink in recover(), before each restored handle is completed again",
+  'sink.recover.after-commit': "a call in Clink's sink in recover(), after each restored handle is completed again",
+};

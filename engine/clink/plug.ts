@@ -24,7 +24,7 @@ import { clinkBundle } from './bundle.ts';
 import type { ClinkConfig } from './config.ts';
 import type { ClinkStatus } from './coordinator.ts';
 import { decodeLine } from './durable-log.ts';
-import { COORDINATOR_FAULT_POINTS, FAULT_POINTS, MANDATORY_FAULT_POINTS, RECOVERY_FAULT_POINTS } from './fault-points.ts';
+import { CLINK_FAULT_POINT_INJECTION, COORDINATOR_FAULT_POINTS, FAULT_POINTS, MANDATORY_FAULT_POINTS, RECOVERY_FAULT_POINTS } from './fault-points.ts';
 import { CLINK_MUTANTS } from './mutants.ts';
 import { SINK_FAMILY } from './sink/s3-2pc-sink.ts';
 
@@ -56,6 +56,7 @@ class ClinkEngine extends EngineHosts implements Engine {
   readonly mandatoryFaultPoints = MANDATORY_FAULT_POINTS;
   readonly recoveryFaultPoints = RECOVERY_FAULT_POINTS;
   readonly mutants = CLINK_MUTANTS;
+  readonly faultPointInjection = CLINK_FAULT_POINT_INJECTION;
   readonly opts: ClinkPlugOptions;
   #job: EngineJobSpec | null = null;
 

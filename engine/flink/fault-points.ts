@@ -22,6 +22,11 @@ export const FLINK_FAULT_POINT_MAP: Readonly<Record<string, { role: 'worker' | '
 };
 
 export const FLINK_FAULT_POINTS: readonly string[] = Object.keys(FLINK_FAULT_POINT_MAP);
+
+/** How each point is injected, for the report: the method, the JVM, and the agent. */
+export const FLINK_FAULT_POINT_INJECTION: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(FLINK_FAULT_POINT_MAP).map(([p, m]) => [p, `${m.at}, in the ${m.role === 'worker' ? 'TaskManager' : 'JobManager'} JVM: ByteBuddy advice from the clink-qual agent (-javaagent) halts the JVM there (Runtime.halt)`]),
+);
 export const FLINK_COORDINATOR_FAULT_POINTS: readonly string[] = FLINK_FAULT_POINTS.filter((p) => FLINK_FAULT_POINT_MAP[p]!.role === 'coordinator');
 /** Reached only while a restored subtask re-commits: they fire only after something causes a recovery. */
 export const FLINK_RECOVERY_FAULT_POINTS: readonly string[] = ['sink.recover.before-commit', 'sink.recover.after-commit'];

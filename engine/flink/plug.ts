@@ -38,7 +38,7 @@ import { component, readManifest } from '../../rig/install.ts';
 import { FLINK_AGENT_JAR, FLINK_JOB_JAR, FLINK_PINS } from '../../rig/install-flink.ts';
 import { QualError } from '../../lib/errors.ts';
 import { FLINK_PORTS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkAgentSpec, type FlinkLayout, type FlinkService } from './config.ts';
-import { FLINK_COORDINATOR_FAULT_POINTS, FLINK_FAULT_POINTS, FLINK_NOT_APPLICABLE_POINTS, FLINK_RECOVERY_FAULT_POINTS } from './fault-points.ts';
+import { FLINK_COORDINATOR_FAULT_POINTS, FLINK_FAULT_POINT_INJECTION, FLINK_FAULT_POINTS, FLINK_NOT_APPLICABLE_POINTS, FLINK_RECOVERY_FAULT_POINTS } from './fault-points.ts';
 import { parseJsonl } from '../../lib/jsonl.ts';
 import { EngineHosts, collectHostFiles } from '../hosts.ts';
 
@@ -88,6 +88,9 @@ class FlinkEngine extends EngineHosts implements Engine {
   readonly faultPointsNotApplicable = FLINK_NOT_APPLICABLE_POINTS;
   readonly mutants: readonly MutantInfo[] = [];
   readonly version = FLINK_PINS.flink;
+  readonly faultPointInjection = FLINK_FAULT_POINT_INJECTION;
+  readonly sinkMechanism =
+    "Flink's FileSink writes each subtask's part files to S3 as multipart uploads through Flink's S3 RecoverableWriter; at the checkpoint barrier the writer closes its in-progress parts for commit (prepareCommit) and the committables go into the checkpoint; the committer makes each object visible with CompleteMultipartUpload only once that checkpoint is complete, and a restored job commits the checkpoint's committables again.";
   readonly opts: FlinkPlugOptions;
   #job: EngineJobSpec | null = null;
   #jobId: string | null = null;

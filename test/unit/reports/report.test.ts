@@ -225,3 +225,30 @@ t.test('a failed heal is reported as heal failed, never as survived, with an UNK
   t.match(md, 'UNKNOWN');
   t.notMatch(md, '**Verdict: PASS.**');
 });
+
+t.test("another engine behind the plug: its version, its sink's mechanism, how each point was injected, and how pending uploads were counted", async (t) => {
+  const dir = copyRun(t, 'run-pass');
+  const clink = renderReport(dir);
+  t.match(clink, 'it buffers a checkpoint interval of records, stages them as multipart parts at the barrier', "no mechanism recorded: the bundled engine's");
+  t.match(clink, "counted from the engine's own journal of started uploads");
+  t.notMatch(clink, '| Injected at |', 'no injection recorded: no column');
+  const pf = path.join(dir, 'provenance.json');
+  const p = JSON.parse(readFileSync(pf, 'utf8'));
+  p.engine.name = 'flink';
+  p.engine.version = '2.2.0';
+  p.engine.sinkMechanism = 'its FileSink completes each multipart upload once the checkpoint is complete.';
+  p.engine.faultPointInjection = Object.fromEntries(p.engine.faultPoints.map((pt: string) => [pt, `advice at ${pt.toUpperCase()}`]));
+  delete p.engine.faultPointInjection['sink.after-commit'];
+  p.engine.faultPointsNotApplicable = { 'sink.after-commit': 'no method boundary after the commit' };
+  writeFileSync(pf, JSON.stringify(p, null, 2));
+  writeFileSync(path.join(dir, 'pending-uploads.json'), JSON.stringify({ pending: 3, method: 'ListMultipartUploads under the run prefix', keys: ['a', 'b', 'c'] }));
+  const md = renderReport(dir);
+  t.match(md, /\| Engine \| flink 2\.2\.0 \(pinned and checked below\), driven by the harness and its engine plug at revision `/);
+  t.match(md, 'Whether an event lands once depends only on the engine: its FileSink completes each multipart upload once the checkpoint is complete.');
+  t.notMatch(md, 'stages them as multipart parts at the barrier');
+  t.match(md, /\| Point \| Mandatory \| Kills landed and recovered \| Covered \| Injected at \|/);
+  t.match(md, /\| `sink\.before-prepare` \| yes \| \d+ of \d+ \| yes \| advice at SINK\.BEFORE-PREPARE \|/);
+  t.match(md, /\| `sink\.after-commit` \|[^\n]*\| not applicable: no method boundary after the commit \|/);
+  t.match(md, 'Points this engine cannot reach, reported as not applicable and never counted as covered: `sink.after-commit` (no method boundary after the commit).');
+  t.match(md, 'counted by the engine plug: ListMultipartUploads under the run prefix.');
+});
