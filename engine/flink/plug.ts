@@ -90,7 +90,7 @@ class FlinkEngine extends EngineHosts implements Engine {
   readonly version = FLINK_PINS.flink;
   readonly faultPointInjection = FLINK_FAULT_POINT_INJECTION;
   readonly sinkMechanism =
-    "Flink's FileSink writes each subtask's part files to S3 as multipart uploads through Flink's S3 RecoverableWriter; at the checkpoint barrier the writer closes its in-progress parts for commit (prepareCommit) and the committables go into the checkpoint; the committer makes each object visible with CompleteMultipartUpload only once that checkpoint is complete, and a restored job commits the checkpoint's committables again.";
+    "Flink's FileSink writes each subtask's part file to S3 as a multipart upload through Flink's S3 RecoverableWriter (a part is uploaded whenever 5 MiB are buffered); at the checkpoint barrier the writer closes the in-progress part file for commit (prepareCommit: the rest uploaded, the upload left open) and its committable goes into the checkpoint; the committer makes the object visible with CompleteMultipartUpload only once that checkpoint is complete, and a restored job commits the checkpoint's committables again.";
   readonly opts: FlinkPlugOptions;
   #job: EngineJobSpec | null = null;
   #jobId: string | null = null;

@@ -35,7 +35,7 @@ t.test('same seed, same timeline byte for byte; another seed, another order', as
 });
 
 t.test('every battery fault and every composition step appears, at the right offsets, inside the soak', async (t) => {
-  for (const name of ['quick', 'qual03-smoke', 'qual03']) {
+  for (const name of ['quick', 'qual03-smoke', 'qual03', 'flink-quick', 'flink-qual03', 'unknowns']) {
     const c = load(name);
     const plan = planCampaign(c);
     t.same(actualFaults(plan), expectedFaults(c), `${name}: the battery, expanded`);
@@ -125,6 +125,12 @@ t.test("qual03: at least QUAL-03's battery, two hours; the smoke rehearsal fits 
   const smoke = load('qual03-smoke');
   t.ok(expectedWallTime(smoke).totalS <= 45 * 60, 'smoke: 45 minutes');
   t.same(totalsByKind(planCampaign(smoke)), totals, 'smoke rehearses the same battery');
+  const flink = load('flink-qual03');
+  t.equal(flink.engine.name, 'flink');
+  t.same({ ...flink.workload }, { ...c.workload }, 'flink-qual03: the same workload');
+  t.equal(flink.seed, c.seed, 'flink-qual03: the same seed');
+  t.same(totalsByKind(planCampaign(flink)), totals, 'flink-qual03: the same battery');
+  t.same(new Set(planCampaign(flink).map((f) => f.point)), points, 'flink-qual03: the same points');
 });
 
 t.test('clink-qual campaign plan: a table with totals and wall time; --json is plan.json', async (t) => {

@@ -170,4 +170,12 @@ t.test('the comparison with QUAL-03: shown for qual03 campaigns, row by row from
   t.match(md, /\d+ of 17 rows fall short of QUAL-03\./);
   // The events drive the sample count: fewer samples, a "no".
   t.match(md, new RegExp(`\\| Oracle samples \\| 377 \\| ${readRunEvidence(dir).samples.length} \\| \\*\\*no\\*\\* \\|`));
+  t.notMatch(md, 'a rehearsal shorter than QUAL-03', 'qual03 is the full length');
+  // Flink under QUAL-03's battery gets the same comparison, as a full-length run; the rehearsal is called one.
+  for (const [name, rehearsal] of [['flink-qual03', false], ['qual03-smoke', true]] as const) {
+    writeFileSync(cf, JSON.stringify({ ...JSON.parse(readFileSync(cf, 'utf8')), name }));
+    const m = renderReport(dir);
+    t.match(m, '## Compared with QUAL-03', name);
+    (rehearsal ? t.match : t.notMatch).call(t, m, 'a rehearsal shorter than QUAL-03', name);
+  }
 });
