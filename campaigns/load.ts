@@ -17,6 +17,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node } from 'yaml';
 import { QualError } from '../lib/errors.ts';
 import type { FaultKind } from '../lib/evidence.ts';
+import { FAULT_SPECS } from '../chaos/kinds.ts';
 import {
   DEFAULT_FAULT_POINTS,
   faultParams,
@@ -54,20 +55,8 @@ export function formatProblem(p: CampaignProblem): string {
 
 type Role = CampaignHost['roles'][number];
 
-/** Which host roles each fault kind may target, and its default targets. */
-const TARGET_ROLES: Record<FaultKind, { roles: Role[]; what: string; defaultRoles: Role[] }> = {
-  'worker-kill': { roles: ['worker'], what: 'workers', defaultRoles: ['worker'] },
-  'coordinator-kill': { roles: ['coordinator'], what: 'the coordinator', defaultRoles: ['coordinator'] },
-  'protocol-point': { roles: ['worker'], what: 'workers (for sink.* points)', defaultRoles: [] },
-  'store-outage': { roles: ['store'], what: 'the store', defaultRoles: ['store'] },
-  partition: { roles: ['worker', 'broker', 'store'], what: 'workers, brokers or the store (each is cut from the coordinator)', defaultRoles: ['worker'] },
-  'packet-loss': { roles: ['worker', 'coordinator', 'broker', 'store'], what: 'any rig host', defaultRoles: ['worker'] },
-  'broker-restart': { roles: ['broker'], what: 'brokers', defaultRoles: ['broker'] },
-  'process-pause': { roles: ['worker', 'coordinator'], what: 'workers or the coordinator', defaultRoles: ['worker'] },
-  'store-tamper': { roles: ['store'], what: 'the store', defaultRoles: ['store'] },
-  'disk-full': { roles: ['worker', 'coordinator'], what: 'workers or the coordinator', defaultRoles: ['worker'] },
-  'clock-step': { roles: ['worker', 'coordinator'], what: 'workers or the coordinator', defaultRoles: ['coordinator'] },
-};
+/** Which host roles each fault kind may target, and its default targets: from each kind's package (chaos/kinds.ts). */
+const TARGET_ROLES: Record<FaultKind, { roles: Role[]; what: string; defaultRoles: Role[] }> = Object.fromEntries(Object.entries(FAULT_SPECS).map(([k, spec]) => [k, spec.targets])) as Record<FaultKind, { roles: Role[]; what: string; defaultRoles: Role[] }>;
 
 function roleOfName(name: string): Role | undefined {
   if (/^worker-\d+$/.test(name)) return 'worker';

@@ -7,7 +7,14 @@ import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
 export const brokerRestart: FaultPackage = {
   kind: 'broker-restart',
-  label: 'Broker restart',
+  spec: {
+    label: 'Kafka broker stopped and started again',
+    summary: 'stop a broker and start it again.',
+    colour: '#bcbd22',
+    targets: { roles: ['broker'], what: 'brokers', defaultRoles: ['broker'] },
+    fields: { required: [], optional: ['durationS'] },
+    evidence: "the broker's PID gone; its new PID and the broker answering again at the heal",
+  },
   async inject(fault, ctx) {
     const host = targetOrFirst(fault, ctx.rig, 'broker');
     try {

@@ -19,7 +19,14 @@ import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
 export const clockStep: FaultPackage = {
   kind: 'clock-step',
-  label: "Engine processes' wall clock stepped on one host, then stepped back",
+  spec: {
+    label: "Engine processes' wall clock stepped on one host, then stepped back",
+    summary: "the engine processes' wall clock on a host jumps by offsetS (libfaketime), and back at the heal.",
+    colour: '#aec7e8',
+    targets: { roles: ['worker', 'coordinator'], what: 'workers or the coordinator', defaultRoles: ['coordinator'] },
+    fields: { required: ['durationS', 'offsetS'], optional: [] },
+    evidence: "each engine PID mapping libfaketime and reading the host's offset file, a probe reading the offset; 0 at the heal",
+  },
   async inject(fault, ctx) {
     const host = targetOrFirst(fault, ctx.rig, 'coordinator');
     const offsetS = fault.offsetS;

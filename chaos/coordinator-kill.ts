@@ -8,7 +8,14 @@ import { FaultNotLanded, type FaultPackage } from './fault.ts';
 
 export const coordinatorKill: FaultPackage = {
   kind: 'coordinator-kill',
-  label: 'Coordinator SIGKILL (recovery verified by stable worker PIDs)',
+  spec: {
+    label: 'Coordinator SIGKILL, then restarted (worker PIDs checked unchanged)',
+    summary: "SIGKILL the coordinator, restart it, check the workers' PIDs did not change.",
+    colour: '#9467bd',
+    targets: { roles: ['coordinator'], what: 'the coordinator', defaultRoles: ['coordinator'] },
+    fields: { required: [], optional: [] },
+    evidence: "the coordinator PID before, gone after the SIGKILL; the restarted PID, and the workers' PIDs unchanged after the next checkpoint",
+  },
   async inject(_fault, ctx) {
     const procs = await ctx.engine.processes();
     const coord = procs.find((p) => p.role === 'coordinator');

@@ -15,7 +15,14 @@ import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
 export const diskFull: FaultPackage = {
   kind: 'disk-full',
-  label: "Engine's state filesystem full (ENOSPC), then freed",
+  spec: {
+    label: "Engine's state filesystem filled until writes failed (ENOSPC), then freed",
+    summary: "the engine's state filesystem on a host is filled until writes fail with ENOSPC, then freed.",
+    colour: '#1f77b4',
+    targets: { roles: ['worker', 'coordinator'], what: 'workers or the coordinator', defaultRoles: ['worker'] },
+    fields: { required: ['durationS'], optional: [] },
+    evidence: 'the ballast bytes, 0 bytes available, a write probe failing with ENOSPC; the space back at the heal',
+  },
   async inject(fault, ctx) {
     const host = targetOrFirst(fault, ctx.rig, 'worker');
     const spec = ctx.rig.hosts.find((h) => h.name === host);

@@ -4,7 +4,11 @@
  * schedules them, records every phase in chaos.jsonl, measures recovery, and heals
  * whatever is still active when the run is aborted.
  *
- * Adding a fault kind is adding one file here and one line in kinds.ts.
+ * Adding a fault kind: one file here (its package, with its FaultKindSpec: label, colour,
+ * schema fragments, targets, evidence), its name in lib/evidence.ts's FAULT_KINDS (the
+ * compiler then asks for its line in kinds.ts), and `npm run schema` (campaigns/schema.json's
+ * kind-dependent definitions are generated from the specs; a unit test fails when stale).
+ * The loader's target rules, the report's labels and the timeline's colours read the spec.
  */
 import type { Engine } from '../engine/engine.ts';
 import type { FaultKind, PlannedFault } from '../lib/evidence.ts';
@@ -46,10 +50,34 @@ export interface InjectHooks {
   ready(): void;
 }
 
+/** The fields a fault may carry beside kind, count and targets (campaigns/schema.json's faultFields). */
+export const FAULT_FIELDS = ['durationS', 'share', 'points', 'point', 'variant', 'offsetS'] as const;
+export type FaultField = (typeof FAULT_FIELDS)[number];
+export type HostRole = 'worker' | 'coordinator' | 'broker' | 'store';
+
+/**
+ * Everything the harness says of a fault kind outside its injection, declared once in its
+ * package: the campaign schema's fragments (generated into campaigns/schema.json by
+ * `npm run schema`), the loader's target rules, the report's label and the timeline's colour.
+ */
+export interface FaultKindSpec {
+  /** The report's row label, e.g. 'Worker SIGKILL, then restarted'. */
+  label: string;
+  /** One sentence for the schema's description of the kind (editor completion shows it). */
+  summary: string;
+  /** The timeline's band colour. */
+  colour: string;
+  /** Which host roles it may target (`what` names them in errors) and the default targets' roles. */
+  targets: { roles: HostRole[]; what: string; defaultRoles: HostRole[] };
+  /** The fields it requires and those it allows; every other fault field is refused. */
+  fields: { required: FaultField[]; optional: FaultField[] };
+  /** What its landing and heal evidence in chaos.jsonl shows. */
+  evidence: string;
+}
+
 export interface FaultPackage {
   kind: FaultKind;
-  /** How the report names it, e.g. 'Worker SIGKILL (with restart)'. */
-  label: string;
+  spec: FaultKindSpec;
   /**
    * Injects the fault. Resolves with the landing evidence and the heal handle, or throws
    * FaultNotLanded when it could not show that the fault landed (after undoing any part of it).

@@ -1,10 +1,14 @@
-/** Every fault kind, one package each. Adding a kind: one file, one line here. */
+/**
+ * Every fault kind, one package each. Adding a kind: one file (its package, with its spec),
+ * one line here, its name in lib/evidence.ts's FAULT_KINDS (the compiler then asks for the
+ * line here), and `npm run schema` to regenerate campaigns/schema.json.
+ */
 import type { FaultKind } from '../lib/evidence.ts';
 import { brokerRestart } from './broker-restart.ts';
 import { clockStep } from './clock-step.ts';
 import { coordinatorKill } from './coordinator-kill.ts';
 import { diskFull } from './disk-full.ts';
-import type { FaultPackage } from './fault.ts';
+import type { FaultKindSpec, FaultPackage } from './fault.ts';
 import { packetLoss } from './packet-loss.ts';
 import { partition } from './partition.ts';
 import { processPause } from './process-pause.ts';
@@ -22,10 +26,13 @@ export const FAULT_PACKAGES: Record<FaultKind, FaultPackage> = {
   'packet-loss': packetLoss,
   'broker-restart': brokerRestart,
   'process-pause': processPause,
+  'store-tamper': storeTamper,
   'disk-full': diskFull,
   'clock-step': clockStep,
-  'store-tamper': storeTamper,
 };
+
+/** Each kind's spec (label, colour, schema fragments, targets, evidence), in FAULT_KINDS order. */
+export const FAULT_SPECS: Readonly<Record<FaultKind, FaultKindSpec>> = Object.fromEntries(Object.entries(FAULT_PACKAGES).map(([k, p]) => [k, p.spec])) as Record<FaultKind, FaultKindSpec>;
 
 export function packageFor(kind: FaultKind): FaultPackage {
   return FAULT_PACKAGES[kind];

@@ -8,7 +8,14 @@ import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
 export const packetLoss: FaultPackage = {
   kind: 'packet-loss',
-  label: 'Injected packet loss (cleared)',
+  spec: {
+    label: "Share of a host's packets dropped, then cleared",
+    summary: "drop a share of a host's packets.",
+    colour: '#17becf',
+    targets: { roles: ['worker', 'coordinator', 'broker', 'store'], what: 'any rig host', defaultRoles: ['worker'] },
+    fields: { required: ['durationS', 'share'], optional: [] },
+    evidence: 'the iptables statistic rules in place with their share; gone at the heal',
+  },
   async inject(fault, ctx) {
     const host = targetOrFirst(fault, ctx.rig, 'worker');
     const remote = ctx.remote(host);

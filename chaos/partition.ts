@@ -8,7 +8,14 @@ import { FaultNotLanded, hostAddress, hostsWithRole, targetOrFirst, type FaultPa
 
 export const partition: FaultPackage = {
   kind: 'partition',
-  label: 'Network partition from the coordinator (healed)',
+  spec: {
+    label: 'Host cut off from the coordinator, then reconnected',
+    summary: 'drop traffic between a host and the coordinator.',
+    colour: '#2ca02c',
+    targets: { roles: ['worker', 'broker', 'store'], what: 'workers, brokers or the store (each is cut from the coordinator)', defaultRoles: ['worker'] },
+    fields: { required: ['durationS'], optional: [] },
+    evidence: 'the iptables rules in place and a TCP connect to the coordinator refused or timing out; the rules gone at the heal',
+  },
   async inject(fault, ctx) {
     const host = targetOrFirst(fault, ctx.rig, 'worker');
     const coordinator = hostsWithRole(ctx.rig, 'coordinator')[0];

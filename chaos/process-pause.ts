@@ -16,7 +16,14 @@ import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
 export const processPause: FaultPackage = {
   kind: 'process-pause',
-  label: 'Engine process paused (SIGSTOP) past the fencing timeout, then resumed',
+  spec: {
+    label: 'Engine process paused (SIGSTOP) past the fencing timeout, then resumed (a zombie)',
+    summary: 'SIGSTOP a worker or the coordinator for longer than the fencing timeout, SIGCONT (the zombie).',
+    colour: '#e377c2',
+    targets: { roles: ['worker', 'coordinator'], what: 'workers or the coordinator', defaultRoles: ['worker'] },
+    fields: { required: ['durationS'], optional: [] },
+    evidence: '/proc/<pid>/stat state T after SIGSTOP; the same PID running after SIGCONT (or a restart if it died on waking)',
+  },
   async inject(fault, ctx) {
     const host = targetOrFirst(fault, ctx.rig, 'worker');
     const proc = (await ctx.engine.processes()).find((p) => p.host === host);

@@ -20,7 +20,14 @@ export function fireDeadlineMs(checkpointIntervalMs: number): number {
 
 export const protocolPoint: FaultPackage = {
   kind: 'protocol-point',
-  label: 'Kill at a named 2PC protocol point - fired and recovered',
+  spec: {
+    label: 'Kill at a named protocol point (the process kills itself there)',
+    summary: 'arm a named point; the process kills itself there.',
+    colour: '#ff7f0e',
+    targets: { roles: ['worker'], what: 'workers (for sink.* points)', defaultRoles: [] },
+    fields: { required: [], optional: ['points', 'point'] },
+    evidence: "the engine's fired record (point, host, PID, checkpoint, epoch) and the process gone; the restarted PID at the heal",
+  },
   async inject(fault, ctx, hooks) {
     const point = fault.point;
     if (!point) throw new FaultNotLanded('protocol-point fault without a point');

@@ -11,7 +11,14 @@ import { FaultNotLanded, type FaultPackage } from './fault.ts';
 
 export const storeOutage: FaultPackage = {
   kind: 'store-outage',
-  label: 'Object store unavailable, then restored',
+  spec: {
+    label: 'Object store stopped (SIGSTOP), then resumed',
+    summary: 'SIGSTOP the store, SIGCONT.',
+    colour: '#8c564b',
+    targets: { roles: ['store'], what: 'the store', defaultRoles: ['store'] },
+    fields: { required: ['durationS'], optional: [] },
+    evidence: "the store's PID in state T and a request to it timing out; running and answering at the heal",
+  },
   async inject(_fault, ctx) {
     const host = ctx.rig.store.host;
     const remote = ctx.remote(host);

@@ -198,7 +198,14 @@ async function headOrNull(s3: S3Client, bucket: string, key: string): Promise<{ 
 
 export const storeTamper: FaultPackage = {
   kind: 'store-tamper',
-  label: 'Foreign writer in the bucket (put, overwrite or delete), then restored',
+  spec: {
+    label: 'A foreign writer put, overwrote or deleted an object under the engine prefix, then restored it',
+    summary: "a foreign writer puts, overwrites or deletes an object under the engine's prefix; the heal restores the original.",
+    colour: '#7f7f7f',
+    targets: { roles: ['store'], what: 'the store', defaultRoles: ['store'] },
+    fields: { required: ['variant'], optional: ['durationS'] },
+    evidence: 'the keys the foreign writer touched, their ETags before and after; the original restored with its exact multipart ETag at the heal',
+  },
   async inject(fault, ctx) {
     const variant: TamperVariant = fault.variant ?? 'foreign-put';
     const prefix = ctx.prefix;

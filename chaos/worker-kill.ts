@@ -4,7 +4,14 @@ import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
 export const workerKill: FaultPackage = {
   kind: 'worker-kill',
-  label: 'Worker SIGKILL (with restart)',
+  spec: {
+    label: 'Worker SIGKILL, then restarted',
+    summary: 'SIGKILL a worker process, restart it.',
+    colour: '#d62728',
+    targets: { roles: ['worker'], what: 'workers', defaultRoles: ['worker'] },
+    fields: { required: [], optional: [] },
+    evidence: 'the worker PID before, gone after the SIGKILL; the restarted PID at the heal',
+  },
   async inject(fault, ctx) {
     const host = targetOrFirst(fault, ctx.rig, 'worker');
     const proc = (await ctx.engine.processes()).find((p) => p.host === host && p.role === 'worker');

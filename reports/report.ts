@@ -12,6 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COUNTER_NAMES, FAULT_KINDS, type CounterName, type FaultKind } from '../lib/evidence.ts';
+import { FAULT_SPECS } from '../chaos/kinds.ts';
 import { EVIDENCE_DESCRIPTIONS, readRunEvidence, type RunEvidence } from './evidence.ts';
 import { compositionSummaries, faultOutcomes, isDecisive, pointCoverage, summaryByKind, type FaultOutcome } from './faults.ts';
 import { cell, fmtClock, fmtDuration, fmtEvidence, fmtInt, listWords, median, plural, secondsBetween, table } from './format.ts';
@@ -21,19 +22,7 @@ import { resourcesSection } from './resources.ts';
 import { seedComparisonSection } from './seed-comparison.ts';
 import { renderTimelineSvg } from './timeline-svg.ts';
 
-const KIND_LABELS: Record<FaultKind, string> = {
-  'worker-kill': 'Worker SIGKILL, then restarted',
-  'coordinator-kill': 'Coordinator SIGKILL, then restarted (worker PIDs checked unchanged)',
-  'protocol-point': 'Kill at a named protocol point (the process kills itself there)',
-  'store-outage': 'Object store stopped (SIGSTOP), then resumed',
-  partition: 'Host cut off from the coordinator, then reconnected',
-  'packet-loss': "Share of a host's packets dropped, then cleared",
-  'broker-restart': 'Kafka broker stopped and started again',
-  'process-pause': 'Engine process paused (SIGSTOP) past the fencing timeout, then resumed (a zombie)',
-  'store-tamper': 'A foreign writer put, overwrote or deleted an object under the engine prefix, then restored it',
-  'disk-full': "Engine's state filesystem filled until writes failed (ENOSPC), then freed",
-  'clock-step': "Engine processes' wall clock stepped on one host, then stepped back",
-};
+const KIND_LABELS: Record<FaultKind, string> = Object.fromEntries(Object.entries(FAULT_SPECS).map(([k, spec]) => [k, spec.label])) as Record<FaultKind, string>;
 
 const COUNTER_LABELS: Record<CounterName, { row: string; words: string }> = {
   duplicates: { row: 'Duplicates (an event id committed twice)', words: 'duplicates' },

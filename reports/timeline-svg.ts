@@ -17,25 +17,15 @@
  * the oracle's first sample. The axis title names the origin. Output is a pure function of
  * the evidence.
  */
+import { FAULT_SPECS } from '../chaos/kinds.ts';
 import { FAULT_KINDS, RUN_PHASES, type FaultKind } from '../lib/evidence.ts';
 import { resourceSeries } from '../lib/resource-trend.ts';
 import { phaseSpans, soakStart, type RunEvidence } from './evidence.ts';
 import { faultOutcomes } from './faults.ts';
 import { esc, fmtClock, fmtInt } from './format.ts';
 
-export const KIND_COLOURS: Record<FaultKind, string> = {
-  'worker-kill': '#d62728',
-  'coordinator-kill': '#9467bd',
-  'protocol-point': '#ff7f0e',
-  'store-outage': '#8c564b',
-  partition: '#2ca02c',
-  'packet-loss': '#17becf',
-  'broker-restart': '#bcbd22',
-  'process-pause': '#e377c2',
-  'store-tamper': '#7f7f7f',
-  'disk-full': '#1f77b4',
-  'clock-step': '#aec7e8',
-};
+/** Each kind's band colour, from its package's spec (chaos/kinds.ts). */
+export const KIND_COLOURS: Record<FaultKind, string> = Object.fromEntries(Object.entries(FAULT_SPECS).map(([k, spec]) => [k, spec.colour])) as Record<FaultKind, string>;
 
 const PHASE_COLOURS: Record<string, string> = { gate: '#fde0c5', soak: '#dbe9f6', drain: '#e2f0d9', settle: '#efe3f3', recount: '#f3f3c8' };
 const SERIES_COLOURS: Record<string, string> = {

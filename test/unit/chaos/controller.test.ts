@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { ChaosController } from '../../../chaos/controller.ts';
-import { FaultNotLanded, type FaultContext, type FaultPackage } from '../../../chaos/fault.ts';
+import { FaultNotLanded, type FaultContext, type FaultKindSpec, type FaultPackage } from '../../../chaos/fault.ts';
 import { protocolPoint } from '../../../chaos/protocol-point.ts';
 import type { FaultPointFiring } from '../../../engine/engine.ts';
 import type { ChaosRecord, FaultKind, PlannedFault } from '../../../lib/evidence.ts';
@@ -39,13 +39,15 @@ function harness(packages: Partial<Record<FaultKind, FaultPackage>>, engine: Rec
 
 const step = (id: string, kind: FaultKind, over: Partial<PlannedFault> = {}): PlannedFault => ({ id, kind, atS: 0, composition: 'c#1', ...over });
 const phases = (records: ChaosRecord[]) => records.filter((r) => r.phase !== 'planned').map((r) => `${r.faultId}:${r.phase}`);
+/** The spec of a fake package: the controller reads none of it. */
+const FAKE_SPEC: FaultKindSpec = { label: 'fake', summary: 'fake', colour: '#000000', targets: { roles: [], what: 'none', defaultRoles: [] }, fields: { required: [], optional: [] }, evidence: 'none' };
 const healOnly = { heal: async () => ({}) };
 
 /** A point that lands only once the kill (the composition's later step) has landed; it may or may not call ready(). */
 function pointWaitingForKill(o: { callsReady: boolean; waitMs: number }) {
   let killed = false;
   const waiting: FaultPackage = {
-    kind: 'protocol-point', label: 'p',
+    kind: 'protocol-point', spec: FAKE_SPEC,
     inject: async (_f, _ctx, hooks) => {
       if (o.callsReady) hooks?.ready();
       const until = Date.now() + o.waitMs;
@@ -54,14 +56,14 @@ function pointWaitingForKill(o: { callsReady: boolean; waitMs: number }) {
       return { evidence: {}, ...healOnly };
     },
   };
-  const kill: FaultPackage = { kind: 'worker-kill', label: 'k', inject: async () => { killed = true; return { evidence: {}, ...healOnly }; } };
+  const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async () => { killed = true; return { evidence: {}, ...healOnly }; } };
   return { waiting, kill };
 }
 
 t.test('a later step lands only after the earlier one landed, even with a zero offset', async (t) => {
   const order: string[] = [];
-  const slow: FaultPackage = { kind: 'store-outage', label: 's', inject: async () => { await new Promise((r) => setTimeout(r, 200)); order.push('store'); return { evidence: {}, ...healOnly }; } };
-  const kill: FaultPackage = { kind: 'worker-kill', label: 'k', inject: async () => { order.push('kill'); return { evidence: {}, ...healOnly }; } };
+  const slow: FaultPackage = { kind: 'store-outage', spec: FAKE_SPEC, inject: async () => { await new Promise((r) => setTimeout(r, 200)); order.push('store'); return { evidence: {}, ...healOnly }; } };
+  const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async () => { order.push('kill'); return { evidence: {}, ...healOnly }; } };
   const { controller, records } = harness({ 'store-outage': slow, 'worker-kill': kill });
   await controller['runEpisode']([step('f1', 'store-outage'), step('f2', 'worker-kill')]);
   t.same(order, ['store', 'kill']);
@@ -106,7 +108,7 @@ t.test('the real protocol-point package lets the kill go once a recovery-only po
   const e = pointEngine(['sink.recover.before-commit']);
   // The kill causes the recovery in which the armed point fires.
   const kill: FaultPackage = {
-    kind: 'worker-kill', label: 'k',
+    kind: 'worker-kill', spec: FAKE_SPEC,
     inject: async () => {
       t.same(e.armed, ['sink.recover.before-commit'], 'the point was armed before the kill');
       e.fired.push({ point: 'sink.recover.before-commit', host: 'worker-2', role: 'worker', at: new Date().toISOString(), pid: 1 });
@@ -125,7 +127,7 @@ t.test('an ordinary point keeps the order: the next step waits until it fired', 
   const e = pointEngine(['sink.recover.before-commit']);
   setTimeout(() => e.fired.push({ point: 'sink.before-commit', host: 'worker-1', role: 'worker', at: new Date().toISOString(), pid: 1 }), 800);
   let killAt = 0;
-  const kill: FaultPackage = { kind: 'worker-kill', label: 'k', inject: async () => { killAt = Date.now(); t.equal(e.fired.length, 1, 'the point had fired before the kill'); return { evidence: {}, ...healOnly }; } };
+  const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async () => { killAt = Date.now(); t.equal(e.fired.length, 1, 'the point had fired before the kill'); return { evidence: {}, ...healOnly }; } };
   const { controller, records } = harness({ 'protocol-point': protocolPoint, 'worker-kill': kill }, e.engine);
   await controller['runEpisode']([step('f1', 'protocol-point', { point: 'sink.before-commit' }), step('f2', 'worker-kill')]);
   t.ok(killAt > 0);
@@ -135,7 +137,7 @@ t.test('an ordinary point keeps the order: the next step waits until it fired', 
 
 t.test('a heal that throws is recorded as heal-failed, never as healed, and does not count as recovered', async (t) => {
   const stuck: FaultPackage = {
-    kind: 'worker-kill', label: 'k',
+    kind: 'worker-kill', spec: FAKE_SPEC,
     inject: async () => ({ evidence: {}, heal: async () => { throw new Error('ssh: connection refused'); } }),
   };
   const { controller, records } = harness({ 'worker-kill': stuck });
@@ -155,7 +157,7 @@ t.test('recovery is measured on the harness clock when the engine stamps checkpo
   let id = 10;
   // The engine's clock is 300 s ahead (a clock step): every stamp lies in the future.
   const health = async () => ({ lastCompletedCheckpointId: id++, lastCompletedAt: new Date(Date.now() + 300_000).toISOString() });
-  const { controller, records } = harness({ 'worker-kill': { kind: 'worker-kill', label: 'k', inject: async () => ({ evidence: {}, ...healOnly }) } }, { health });
+  const { controller, records } = harness({ 'worker-kill': { kind: 'worker-kill', spec: FAKE_SPEC, inject: async () => ({ evidence: {}, ...healOnly }) } }, { health });
   await controller.runOne(step('g1', 'worker-kill', { composition: undefined }));
   const rec = records.find((r) => r.phase === 'recovered');
   t.ok(rec, 'recovered once a newer checkpoint id was seen');
