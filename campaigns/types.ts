@@ -4,6 +4,7 @@
  * runner uses and stores as runs/<run-id>/campaign.resolved.json.
  */
 import { MANDATORY_FAULT_POINTS } from '../engine/engine.ts';
+import { LOCAL_HOSTS } from '../rig/hosts.ts';
 import type { FaultKind, TamperVariant } from '../lib/evidence.ts';
 
 /** The protocol points every qualification must cover: the engine plug contract's list. */
@@ -21,17 +22,8 @@ export interface CampaignHost {
   roles: ('worker' | 'coordinator' | 'broker' | 'store')[];
 }
 
-/** The standard rig (DESIGN.md, "The rig"): 3 workers, a coordinator, 3 brokers, the store. */
-export const STANDARD_HOSTS: readonly CampaignHost[] = [
-  { name: 'worker-1', roles: ['worker'] },
-  { name: 'worker-2', roles: ['worker'] },
-  { name: 'worker-3', roles: ['worker'] },
-  { name: 'coordinator', roles: ['coordinator'] },
-  { name: 'broker-1', roles: ['broker'] },
-  { name: 'broker-2', roles: ['broker'] },
-  { name: 'broker-3', roles: ['broker'] },
-  { name: 'store', roles: ['store'] },
-];
+/** The standard rig (DESIGN.md, "The rig"): 3 workers, a coordinator, 3 brokers, the store; the rig's own list (rig/hosts.ts). */
+export const STANDARD_HOSTS: readonly CampaignHost[] = LOCAL_HOSTS.map(({ name, roles }) => ({ name, roles: [...roles] }));
 
 /** The kind-specific settings a fault may carry (the schema says which kind takes which). */
 export interface FaultParams {

@@ -19,23 +19,15 @@ import { poll } from '../lib/retry.ts';
 import { clearJournal, procStartTime, readJournal, record, recordPid } from './journal.ts';
 import { waitFor } from './process.ts';
 import { hostStateDir, STATE_FS_BYTES, STATE_FS_SOURCE } from './state-fs.ts';
-import type { HostSpec, Role } from './types.ts';
+import { LOCAL_HOSTS } from './hosts.ts';
+import type { HostSpec } from './types.ts';
 
 export const BRIDGE = 'cq-br0';
 export const SUBNET = '10.231.0.0/24';
 export const BRIDGE_ADDRESS = '10.231.0.1';
 export const NS_PREFIX = 'cq-';
 
-export const LOCAL_HOSTS: readonly { name: string; roles: Role[]; octet: number }[] = [
-  { name: 'worker-1', roles: ['worker'], octet: 11 },
-  { name: 'worker-2', roles: ['worker'], octet: 12 },
-  { name: 'worker-3', roles: ['worker'], octet: 13 },
-  { name: 'coordinator', roles: ['coordinator'], octet: 20 },
-  { name: 'broker-1', roles: ['broker'], octet: 31 },
-  { name: 'broker-2', roles: ['broker'], octet: 32 },
-  { name: 'broker-3', roles: ['broker'], octet: 33 },
-  { name: 'store', roles: ['store'], octet: 40 },
-];
+export { LOCAL_HOSTS };
 
 export function sshDir(): string {
   return path.join(stateDir(), 'ssh');
