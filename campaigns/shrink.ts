@@ -352,9 +352,9 @@ export function shrinkReport(st: ShrinkState, minimalPlan: readonly PlannedFault
     '',
     `Candidates run: ${ran} replays, ${Math.round(st.spentS)} s of wall time in all. The minimal schedule, as a campaign file (soak ${soakS} s): minimal.yaml.`,
     '',
-    '| # | units | faults | soak (s) | run | verdict | ' + st.counter + ' | outcome | wall (s) |',
+    '| # | units | faults | soak (s) | run | verdict | ' + st.counter + ' | the failure | wall (s) |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...st.candidates.map((c, i) => `| ${i + 1} | ${c.units.join(' ')} | ${c.faults.join(' ')} | ${c.soakS} | ${c.runIds.join(', ')} | ${c.verdict ?? 'not finished'} | ${c.counterValue ?? ''} | ${c.outcome ?? ''} | ${c.wallS ?? ''} |`),
+    ...st.candidates.map((c, i) => `| ${i + 1} | ${c.units.join(' ')} | ${c.faults.join(' ')} | ${c.soakS} | ${c.runIds.join(', ')} | ${c.verdict ?? 'not finished'} | ${c.counterValue ?? ''} | ${c.outcome === 'fail' ? 'still fails' : c.outcome === 'pass' ? 'gone' : ''} | ${c.wallS ?? ''} |`),
     '',
   ];
   return lines.join('\n');
