@@ -4,6 +4,10 @@ import { QualError } from '../../lib/errors.ts';
 import { loadStoredRun, type StoredRun } from '../../campaigns/replay.ts';
 import type { PlannedFault } from '../../lib/evidence.ts';
 import { runCampaign } from '../../campaigns/runner/run.ts';
+import { OVERRIDE_OPTIONS, OVERRIDES_HELP, noOverrides, parseOverrides } from '../../campaigns/overrides.ts';
+import { MAX_REPEAT, UNTIL_FAIL_DEFAULT_CAP, parseRepeat, repeatRuns, tallyLines } from '../../campaigns/runner/repeat.ts';
+import { checkRunId } from '../../campaigns/runner/run-dir.ts';
+import { runsDir } from '../../lib/paths.ts';
 import { faultKindsHelp, mutantNamesHelp } from './help-lists.ts';
 
 const command: Command = {
@@ -22,6 +26,16 @@ The harness's own log goes to runs/<run-id>/run.log as well as the terminal.
 --replay runs/<id> runs that run's exact stored schedule (campaign.resolved.json and
 plan.json: seed, workload, mutant, fault times and targets) at the current revision;
 no FILE then. The new run's replay.json and report name the run it replays.
+
+${OVERRIDES_HELP} Not with --replay, which runs the stored values.
+
+--repeat N runs the campaign N times, each with a fresh run id (--run-id ID gives ID-1,
+ID-2, ...), and stops early at the first ABORTED run. --until-fail repeats until a
+verdict that is not PASS, at most --repeat N runs, else ${UNTIL_FAIL_DEFAULT_CAP}. Every repetition uses the
+same seed (the file's, or --seed's): the same schedule and the same events, so what
+varies is the system's own nondeterminism. Each run prints a one-line summary, then a
+tally; the exit code is then the worst verdict's (FAIL, GATE FAILED, UNKNOWN, ABORTED,
+PASS, worst first).
 ${faultKindsHelp()}
 ${mutantNamesHelp()}
 Exit: 0 PASS, 1 FAIL or GATE FAILED, 2 aborted/unknown, 254 bad input, 255 internal error.`,
@@ -33,23 +47,60 @@ Exit: 0 PASS, 1 FAIL or GATE FAILED, 2 aborted/unknown, 254 bad input, 255 inter
     faults: { type: 'string', valueName: 'IDS', description: 'With --replay: keep only these faults of the stored plan (comma-separated ids, e.g. f002,f004), at their own times' },
     'soak-s': { type: 'string', valueName: 'N', description: 'With --replay: the soak in seconds (at most the stored one)' },
     'run-id': { type: 'string', valueName: 'ID', description: 'The run id (default: <campaign>-<time>-<random>): A-Z a-z 0-9 . _ - only, and never one used before (exit 254)' },
+    ...OVERRIDE_OPTIONS,
+    repeat: { type: 'string', valueName: 'N', description: `Run it N times (1 to ${MAX_REPEAT}), each a fresh run id, the same seed; stop at the first ABORTED` },
+    'until-fail': { type: 'boolean', description: `Repeat until a verdict that is not PASS (at most --repeat N runs, default ${UNTIL_FAIL_DEFAULT_CAP})` },
   },
-  examples: ['clink-qual campaign run campaigns/quick.yaml', 'clink-qual campaign run --replay runs/quick-20260821-113000-ab12', 'clink-qual campaign run campaigns/quick.yaml --mutant commit-at-prepare'],
+  examples: [
+    'clink-qual campaign run campaigns/quick.yaml',
+    'clink-qual campaign run --replay runs/quick-20260821-113000-ab12',
+    'clink-qual campaign run campaigns/quick.yaml --mutant commit-at-prepare',
+    'clink-qual campaign run campaigns/quick.yaml --seed quick-7 --soak 20m --rate 500',
+    'clink-qual campaign run campaigns/quick.yaml --until-fail --repeat 10',
+  ],
   async run({ values, positionals }) {
     const replayDir = typeof values.replay === 'string' ? values.replay : undefined;
     if (replayDir && positionals[0]) throw new QualError('BAD_ARGUMENTS', 'give either a campaign FILE or --replay RUN_DIR, not both');
     if (!replayDir && !positionals[0]) throw new QualError('BAD_ARGUMENTS', "missing argument FILE\nRun 'clink-qual campaign run --help' for usage.");
+    // Every option is checked before anything runs (exit 254).
+    const overrides = parseOverrides(values);
+    if (replayDir && !noOverrides(overrides)) throw new QualError('BAD_ARGUMENTS', '--seed, --soak and --rate do not go with --replay: a replay runs the stored seed, soak and rate (use --soak-s to shorten its soak)');
+    const repeat = parseRepeat(values);
     const stored = replayDir ? loadStoredRun(replayDir) : undefined;
     const sub = replaySubset(stored, values.faults, values['soak-s']);
-    const { runDir, verdict } = await runCampaign({
-      campaignFile: stored ? path.join(stored.dir, 'campaign.yaml') : positionals[0]!,
-      ...(stored ? { replay: { stored, ...sub } } : {}),
-      ...(typeof values.inventory === 'string' ? { inventory: values.inventory } : {}),
-      ...(typeof values.mutant === 'string' ? { mutant: values.mutant } : {}),
-      ...(typeof values['run-id'] === 'string' ? { runId: values['run-id'] } : {}),
-    });
-    printVerdict(runDir, verdict);
-    return verdict.exitCode;
+    const givenId = typeof values['run-id'] === 'string' ? values['run-id'] : undefined;
+    const runIdOf = (i: number) => (givenId === undefined ? undefined : repeat ? `${givenId}-${i}` : givenId);
+    if (repeat && givenId !== undefined) for (let i = 1; i <= repeat.count; i++) checkRunId(runIdOf(i)!, runsDir());
+    const runOnce = (i: number) =>
+      runCampaign({
+        campaignFile: stored ? path.join(stored.dir, 'campaign.yaml') : positionals[0]!,
+        ...(stored ? { replay: { stored, ...sub } } : {}),
+        ...(typeof values.inventory === 'string' ? { inventory: values.inventory } : {}),
+        ...(typeof values.mutant === 'string' ? { mutant: values.mutant } : {}),
+        ...(runIdOf(i) !== undefined ? { runId: runIdOf(i)! } : {}),
+        ...(noOverrides(overrides) ? {} : { overrides }),
+      });
+    if (!repeat) {
+      const { runDir, verdict } = await runOnce(1);
+      printVerdict(runDir, verdict);
+      return verdict.exitCode;
+    }
+    const done: string[] = [];
+    const result = await repeatRuns(
+      repeat,
+      async (i) => {
+        const o = await runOnce(i);
+        printVerdict(o.runDir, o.verdict);
+        return o;
+      },
+      (line) => {
+        done.push(line);
+        console.log(`\n${line}`);
+      },
+    );
+    console.log(`\n${done.join('\n')}`);
+    for (const l of tallyLines(result)) console.log(l);
+    return result.exitCode;
   },
 };
 export default command;

@@ -38,6 +38,7 @@ import { rigUp } from '../../rig/up.ts';
 import { loadCampaign } from '../load.ts';
 import { replaySchedule, type ReplayInput } from '../replay.ts';
 import { formatPlanJson, planCampaign } from '../plan.ts';
+import { applyOverrides, describeOverrides, noOverrides, type OverriddenCampaign, type Overrides } from '../overrides.ts';
 import type { ResolvedCampaign } from '../types.ts';
 import { MANDATORY_FAULT_POINTS } from '../types.ts';
 import { countPendingUploads } from './pending-uploads.ts';
@@ -64,6 +65,8 @@ export interface RunOptions {
   engine?: Engine;
   /** Run a stored run's exact schedule (campaign --replay, shrink candidates) instead of planning campaignFile. */
   replay?: ReplayInput;
+  /** --seed, --soak, --rate: applied to the loaded campaign before planning, recorded in campaign.resolved.json (not with replay). */
+  overrides?: Overrides;
 }
 
 export interface RunResult {
@@ -97,7 +100,10 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     else earlyLog.push(line);
   };
   const replayed = opts.replay ? replaySchedule(opts.replay) : undefined;
-  const { campaign, engine } = replayed ? { campaign: replayed.campaign, engine: opts.engine ?? loadEngine(replayed.campaign.engine.name) } : loadForRun(opts.campaignFile, opts.engine);
+  const loaded = replayed ? { campaign: replayed.campaign, engine: opts.engine ?? loadEngine(replayed.campaign.engine.name) } : loadForRun(opts.campaignFile, opts.engine);
+  if (replayed && opts.overrides && !noOverrides(opts.overrides)) throw new QualError('BAD_ARGUMENTS', '--seed, --soak and --rate do not go with --replay');
+  const { engine } = loaded;
+  const campaign: OverriddenCampaign = opts.overrides ? applyOverrides(loaded.campaign, opts.overrides) : loaded.campaign;
   // A given run id is checked before anything is touched (exit 254 on a bad or reused one).
   if (opts.runId !== undefined) checkRunId(opts.runId, runsDir());
   const mutant = opts.mutant ?? campaign.engine.mutant;
@@ -145,6 +151,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     run.writeJson('replay.json', replayed.record);
     log(`replaying ${replayed.record.replays}: ${replayed.record.faults.length} of its ${replayed.record.ofFaults} faults, soak ${campaign.workload.soakS} s`);
   }
+  if (campaign.overrides) log(`overrides: ${describeOverrides(campaign.overrides)}`);
   run.writeJson('campaign.resolved.json', {
     ...campaign,
     engine: { ...campaign.engine, mutant },
