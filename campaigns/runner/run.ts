@@ -42,7 +42,7 @@ import { applyOverrides, describeOverrides, noOverrides, type OverriddenCampaign
 import type { ResolvedCampaign } from '../types.ts';
 import { MANDATORY_FAULT_POINTS } from '../types.ts';
 import { countPendingUploads } from './pending-uploads.ts';
-import { Progress } from './progress.ts';
+import { Progress, progressTiming } from './progress.ts';
 import { RunDir, checkRunId, newRunId } from './run-dir.ts';
 import { pointLatest } from '../../reports/runs-list.ts';
 import { preflight } from './preflight.ts';
@@ -249,15 +249,18 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
       healFailed: new Set(chaos.filter((r) => r.phase === 'heal-failed').map((r) => r.faultId)).size,
       faultsPlanned: plan.length,
       counters: s?.counters ?? zeroCounters(),
+      timing: progressTiming(campaign, plan, phaseStartMs, soakStartMs),
     });
   };
   let phaseName = 'deploy';
+  let phaseStartMs = Date.now();
   // Phase marks (phases.jsonl): the end of the phase left and the start of the one entered.
   const enterPhase = (name: string, at = Date.now()) => {
     const t = new Date(at).toISOString();
     if ((RUN_PHASES as readonly string[]).includes(phaseName)) run.append('phases.jsonl', { t, phase: phaseName as RunPhase, edge: 'end' });
     if ((RUN_PHASES as readonly string[]).includes(name)) run.append('phases.jsonl', { t, phase: name as RunPhase, edge: 'start' });
     phaseName = name;
+    phaseStartMs = at;
   };
   let resources: ResourceSampler | undefined;
   let soakStartMs: number | undefined;
