@@ -5,6 +5,7 @@
 import type { UploadHandle } from './sink/sink-api.ts';
 import type { TaskSpec } from './protocol.ts';
 import { monotonicMs } from './mono.ts';
+import type { ClinkMutant } from './mutants.ts';
 
 /** Subtask i reads partition i. Subtasks are dealt round-robin over the sorted live workers. */
 export function assignSubtasks(subtasks: number, workers: string[]): Map<string, number[]> {
@@ -45,13 +46,13 @@ export interface RecoveredState {
  * records' wall-clock times instead, so after the coordinator's clock stepped back, newer
  * checkpoints look older and a restore goes back to one taken before the step.
  */
-export function supersedes(rec: CompletedCheckpoint, current: CompletedCheckpoint | null, mutant?: string): boolean {
+export function supersedes(rec: CompletedCheckpoint, current: CompletedCheckpoint | null, mutant?: ClinkMutant): boolean {
   if (!current) return true;
   if (mutant === 'latest-by-wallclock') return rec.at > current.at;
   return true;
 }
 
-export function recoverState(records: LogRecord[], mutant?: string): RecoveredState {
+export function recoverState(records: LogRecord[], mutant?: ClinkMutant): RecoveredState {
   const st: RecoveredState = { maxEpoch: 0, maxCheckpointId: 0, lastCompleted: null, completedCount: 0, recent: [] };
   for (const r of records) {
     if (r.t === 'epoch') st.maxEpoch = Math.max(st.maxEpoch, r.epoch);

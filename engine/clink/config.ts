@@ -4,9 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import type { EngineJobSpec } from '../engine.ts';
+import { CLINK_MUTANT_NAMES, isClinkMutant, type ClinkMutant } from './mutants.ts';
 
 /** The job as the harness gave it (topic, partitions, bucket, prefix, interval, mutant), plus where this process runs. */
 export interface ClinkConfig extends EngineJobSpec {
+  /** One of Clink's mutants (readConfig refuses any other name); absent for the correct engine. */
+  mutant?: ClinkMutant;
   /** This host's name (worker id for a worker). */
   host: string;
   /** <host dataDir>/clink: status, logs, faults, journal live here. */
@@ -31,6 +34,7 @@ export function readConfig(file: string): ClinkConfig {
   for (const k of ['host', 'clinkDir', 'coordinator', 'kafka', 'topic', 'partitions', 'bucket', 'prefix', 'checkpointIntervalMs', 's3'] as const) {
     if (c[k] === undefined) throw new Error(`${file}: missing '${k}'`);
   }
+  if (c.mutant !== undefined && !isClinkMutant(c.mutant)) throw new Error(`${file}: unknown mutant '${String(c.mutant)}' (known: ${CLINK_MUTANT_NAMES.join(', ')})`);
   return c;
 }
 

@@ -9,7 +9,28 @@
  */
 import type { MutantInfo } from '../engine.ts';
 
-export const CLINK_MUTANTS: readonly MutantInfo[] = [
+export const CLINK_MUTANT_NAMES = [
+  'commit-at-prepare',
+  'nosuchupload-rewrite',
+  'drop-restored-handles',
+  'abort-on-unknown',
+  'keys-reused',
+  'zero-byte-commit',
+  'no-fencing',
+  'offsets-off-by-one',
+  'stall-flush',
+  'latest-by-wallclock',
+  'torn-log-append',
+  'trust-existing-object',
+] as const;
+/** A mutant's name: a closed union, so a comparison with a misspelt name does not compile. */
+export type ClinkMutant = (typeof CLINK_MUTANT_NAMES)[number];
+
+export function isClinkMutant(name: unknown): name is ClinkMutant {
+  return (CLINK_MUTANT_NAMES as readonly unknown[]).includes(name);
+}
+
+export const CLINK_MUTANTS: readonly (MutantInfo & { name: ClinkMutant })[] = [
   {
     name: 'commit-at-prepare',
     mechanism:
@@ -88,10 +109,10 @@ export const CLINK_MUTANTS: readonly MutantInfo[] = [
   },
 ];
 
-export const MUTANT_NAMES: readonly string[] = CLINK_MUTANTS.map((m) => m.name);
+export const MUTANT_NAMES: readonly ClinkMutant[] = CLINK_MUTANTS.map((m) => m.name);
 
 /** The mutants whose behaviour is implemented by the sink (the others are the runtime's). */
-export const SINK_MUTANTS: readonly string[] = ['commit-at-prepare', 'nosuchupload-rewrite', 'drop-restored-handles', 'abort-on-unknown', 'keys-reused', 'zero-byte-commit', 'trust-existing-object'];
+export const SINK_MUTANTS: readonly ClinkMutant[] = ['commit-at-prepare', 'nosuchupload-rewrite', 'drop-restored-handles', 'abort-on-unknown', 'keys-reused', 'zero-byte-commit', 'trust-existing-object'];
 
 export function mutantInfo(name: string): MutantInfo | undefined {
   return CLINK_MUTANTS.find((m) => m.name === name);

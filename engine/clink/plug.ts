@@ -25,7 +25,7 @@ import type { ClinkConfig } from './config.ts';
 import type { ClinkStatus } from './coordinator.ts';
 import { decodeLine } from './durable-log.ts';
 import { CLINK_FAULT_POINT_INJECTION, COORDINATOR_FAULT_POINTS, FAULT_POINTS, MANDATORY_FAULT_POINTS, RECOVERY_FAULT_POINTS } from './fault-points.ts';
-import { CLINK_MUTANTS } from './mutants.ts';
+import { CLINK_MUTANTS, isClinkMutant } from './mutants.ts';
 import { SINK_FAMILY } from './sink/s3-2pc-sink.ts';
 
 export const COORDINATOR_SERVICE = 'clink-coordinator';
@@ -68,9 +68,10 @@ class ClinkEngine extends EngineHosts implements Engine {
   async deploy(ctx: EngineContext, job: EngineJobSpec): Promise<void> {
     this.deployedCtx = ctx;
     this.#job = job;
-    if (job.mutant && job.mutant !== 'none' && !CLINK_MUTANTS.some((m) => m.name === job.mutant)) {
+    if (job.mutant && job.mutant !== 'none' && !isClinkMutant(job.mutant)) {
       throw new QualError('BAD_ARGUMENTS', `clink: unknown mutant '${job.mutant}' (known: ${CLINK_MUTANTS.map((m) => m.name).join(', ')})`);
     }
+    const mutant = isClinkMutant(job.mutant) ? job.mutant : undefined;
     const bundle = await clinkBundle();
     this.log(`clink: bundle ${path.basename(bundle.file)} sha256 ${bundle.sha256.slice(0, 12)}`);
     const coord = this.coordinatorHost;
@@ -99,7 +100,7 @@ class ClinkEngine extends EngineHosts implements Engine {
           bucket: job.bucket,
           prefix: job.prefix,
           checkpointIntervalMs: job.checkpointIntervalMs,
-          mutant: job.mutant && job.mutant !== 'none' ? job.mutant : undefined,
+          mutant,
           s3: { endpoint: ctx.rig.store.endpoint, region: ctx.rig.store.region, credentialsFile: credFile },
           expectedWorkers: this.workerHosts.map((h) => h.name),
           fencingTimeoutMs: this.opts.fencingTimeoutMs,

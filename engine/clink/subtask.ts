@@ -20,6 +20,7 @@ import type { TaskSpec, WorkerMessage } from './protocol.ts';
 import { retry } from '../../lib/retry.ts';
 import { monotonicMs } from './mono.ts';
 import { PartitionSource, type PartitionSourceOptions, type SourceRecord } from './source.ts';
+import type { ClinkMutant } from './mutants.ts';
 
 /** What a subtask needs from its source (PartitionSource; a fake in unit tests). */
 export interface SourceLike {
@@ -36,7 +37,7 @@ export interface SubtaskEnv {
   sinkFactory: SinkFactory;
   makeSinkContext(subtask: number): Parameters<SinkFactory>[0];
   kafka: { bootstrap: string[]; topic: string };
-  mutant?: string;
+  mutant?: ClinkMutant;
   checkpointIntervalMs: number;
   send(msg: WorkerMessage): void;
   log(line: string): void;

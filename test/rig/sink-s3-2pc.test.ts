@@ -29,6 +29,7 @@ import { createS3Client, createS3Sink, listPendingUploads, MIN_PART_SIZE, readJo
 import type { S3SinkOptions } from '../../engine/clink/sink/s3-2pc-sink.ts';
 import type { Sink, SinkContext } from '../../engine/clink/sink/sink-api.ts';
 import { testEndpoints } from '../helpers/endpoints.ts';
+import type { ClinkMutant } from '../../engine/clink/mutants.ts';
 
 const ep = testEndpoints();
 const admin: S3Client = createS3Client(ep.s3, { requestTimeoutMs: 10_000 });
@@ -75,7 +76,7 @@ async function readJournalsQuiet(): Promise<{ key: string; uploadId: string }[]>
 }
 
 let n = 0;
-async function mkSink(opts: { mutant?: string; subtask?: number; sink?: S3SinkOptions } = {}): Promise<{ sink: Sink; logs: string[]; journal: string }> {
+async function mkSink(opts: { mutant?: ClinkMutant; subtask?: number; sink?: S3SinkOptions } = {}): Promise<{ sink: Sink; logs: string[]; journal: string }> {
   const logs: string[] = [];
   const journal = path.join(dir, `w${n++}`, 'journal.jsonl');
   journals.push(journal);

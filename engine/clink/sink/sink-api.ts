@@ -9,6 +9,7 @@
  * On restore from checkpoint C (new epoch E'): recover(handlesOfC, E') re-completes them
  * idempotently before any new records are written.
  */
+import type { ClinkMutant } from '../mutants.ts';
 
 export interface UploadPart {
   partNumber: number;
@@ -46,7 +47,8 @@ export interface SinkContext {
   /** Key prefix for this run, ending in '/'. */
   prefix: string;
   checkpointIntervalMs: number;
-  mutant?: string;
+  /** A Clink mutant, or none (absent or 'none': the correct sink). */
+  mutant?: ClinkMutant | 'none';
   s3: S3Settings;
   /** Append-only journal of every upload started: one JSON line {key, uploadId, t} each, fsynced. */
   journalPath: string;

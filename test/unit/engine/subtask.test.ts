@@ -9,6 +9,7 @@ import type { SourceLike } from '../../../engine/clink/subtask.ts';
 import type { WorkerMessage, TaskSpec } from '../../../engine/clink/protocol.ts';
 import type { Sink, SinkContext, UploadHandle } from '../../../engine/clink/sink/sink-api.ts';
 import type { SourceRecord } from '../../../engine/clink/source.ts';
+import type { ClinkMutant } from '../../../engine/clink/mutants.ts';
 
 class FakeSource implements SourceLike {
   resolvedStart = -1;
@@ -86,7 +87,7 @@ function fakeSink(events: SinkEvent[]): Sink {
   };
 }
 
-function setup(spec: Partial<TaskSpec> = {}, mutant?: string) {
+function setup(spec: Partial<TaskSpec> = {}, mutant?: ClinkMutant) {
   const sent: WorkerMessage[] = [];
   const events: SinkEvent[] = [];
   let source!: FakeSource;

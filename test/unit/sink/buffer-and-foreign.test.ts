@@ -14,6 +14,7 @@ import path from 'node:path';
 import t from 'tap';
 import { SinkIntegrityError, createS3Sink } from '../../../engine/clink/sink/s3-2pc-sink.ts';
 import type { Sink, SinkContext } from '../../../engine/clink/sink/sink-api.ts';
+import type { ClinkMutant } from '../../../engine/clink/mutants.ts';
 
 const md5 = (b: Buffer): string => createHash('md5').update(b).digest('hex');
 const s3err = (name: string, status: number): Error => Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
@@ -76,7 +77,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'sink-buffer-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-async function mk(store: MiniS3, mutant?: string): Promise<{ sink: Sink; logs: string[] }> {
+async function mk(store: MiniS3, mutant?: ClinkMutant): Promise<{ sink: Sink; logs: string[] }> {
   const logs: string[] = [];
   const ctx: SinkContext = {
     subtask: 1,
@@ -138,7 +139,7 @@ t.test('a failed upload puts the taken lines back in front of newer ones', async
   t.equal(h[0]!.records, 2);
 });
 
-async function foreignAtKey(mutant?: string): Promise<{ err: unknown; logs: string[] }> {
+async function foreignAtKey(mutant?: ClinkMutant): Promise<{ err: unknown; logs: string[] }> {
   const store = new MiniS3();
   const { sink, logs } = await mk(store, mutant);
   sink.write('x1');

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { CLINK_MUTANTS, MUTANT_NAMES, SINK_MUTANTS } from '../../../engine/clink/mutants.ts';
+import { CLINK_MUTANTS, MUTANT_NAMES, SINK_MUTANTS, type ClinkMutant } from '../../../engine/clink/mutants.ts';
 import {
   SinkClosedError,
   SinkIntegrityError,
@@ -168,7 +168,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'sink-unit-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 let seq = 0;
 
-async function mkSink(opts: { mutant?: string; store?: FakeS3; subtask?: number; journal?: string; sink?: S3SinkOptions } = {}): Promise<Rig> {
+async function mkSink(opts: { mutant?: ClinkMutant; store?: FakeS3; subtask?: number; journal?: string; sink?: S3SinkOptions } = {}): Promise<Rig> {
   const store = opts.store ?? new FakeS3();
   const logs: string[] = [];
   const points: string[] = [];
@@ -237,7 +237,7 @@ t.test('open logs the one family line', async (t) => {
   t.equal(r.logs[0], 'clink sink open: family=s3_2pc_sink subtask=2 bucket=bkt prefix=run-1/ checkpointIntervalMs=8000 mutant=none');
   const m = await mkSink({ mutant: 'keys-reused' });
   t.match(m.logs[0], /family=s3_2pc_sink .* mutant=keys-reused$/);
-  await t.rejects(mkSink({ mutant: 'no-such-mutant' }), /unknown mutant/);
+  await t.rejects(mkSink({ mutant: 'no-such-mutant' as ClinkMutant /* a name from outside the type, as from a config file */ }), /unknown mutant/);
   const rt = await mkSink({ mutant: 'no-fencing' });
   t.match(rt.logs[0], /mutant=no-fencing$/, 'runtime mutants are accepted (the sink itself stays correct)');
 });
