@@ -27,7 +27,8 @@ The harness's own log goes to runs/<run-id>/run.log as well as the terminal.
 plan.json: seed, workload, mutant, fault times and targets) at the current revision;
 no FILE then. The new run's replay.json and report name the run it replays.
 
-${OVERRIDES_HELP} Not with --replay, which runs the stored values.
+${OVERRIDES_HELP}
+Not with --replay, which runs the stored seed, soak and rate.
 
 --repeat N runs the campaign N times, each with a fresh run id (--run-id ID gives ID-1,
 ID-2, ...), and stops early at the first ABORTED run. --until-fail repeats until a
@@ -36,6 +37,7 @@ same seed (the file's, or --seed's): the same schedule and the same events, so w
 varies is the system's own nondeterminism. Each run prints a one-line summary, then a
 tally; the exit code is then the worst verdict's (FAIL, GATE FAILED, UNKNOWN, ABORTED,
 PASS, worst first).
+
 ${faultKindsHelp()}
 ${mutantNamesHelp()}
 Exit: 0 PASS, 1 FAIL or GATE FAILED, 2 aborted/unknown, 254 bad input, 255 internal error.`,

@@ -2,7 +2,8 @@
  * `campaign run --repeat N` / `--until-fail` (campaigns/runner/repeat.ts), driven by a fake
  * runOnce: when the series stops, the summary lines, the tally and the exit code (the worst
  * verdict's). Through the CLI, only the argument checks, with no rig reachable (an empty
- * state directory): a bad --repeat, overrides with --replay, a bad override all exit 254.
+ * state directory): a bad --repeat, overrides with --replay, a bad override, a repeat's run
+ * id already used all exit 254.
  */
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
@@ -151,6 +152,7 @@ t.test('CLI: bad --repeat, overrides with --replay, a bad override: 254 before a
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'cq-repeat-'));
   mkdirSync(path.join(tmp, 'state'));
   mkdirSync(path.join(tmp, 'runs'));
+  mkdirSync(path.join(tmp, 'runs', 'taken-2'));
   const env = { ...process.env, CLINK_QUAL_STATE: path.join(tmp, 'state'), CLINK_QUAL_RUNS: path.join(tmp, 'runs') };
   const run = (args: string[]) => spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'clink-qual.ts'), 'campaign', 'run', ...args], { cwd: repoRoot, env, encoding: 'utf8', timeout: 60_000 });
   const cases: [string[], RegExp][] = [
@@ -160,6 +162,8 @@ t.test('CLI: bad --repeat, overrides with --replay, a bad override: 254 before a
     [['campaigns/quick.yaml', '--soak', '2 hours'], /--soak: '2 hours' is not a duration/],
     [['campaigns/quick.yaml', '--soak', '1m'], /--soak: .*does not fit in 60 s/],
     [['campaigns/quick.yaml', '--rate', 'lots'], /--rate: /],
+    // --run-id ID with repeats: ID-1, ID-2, ... each checked before the first run.
+    [['campaigns/quick.yaml', '--run-id', 'taken', '--repeat', '3'], /--run-id 'taken-2': .* already exists/],
   ];
   for (const [args, re] of cases) {
     const r = run(args);
