@@ -21,6 +21,8 @@ export interface FaultContext {
   engine: Engine;
   credentials: StoreCredentials;
   checkpointIntervalMs: number;
+  /** The campaign's recovery deadline (deadlines.recoveryS): how long a recovery may take, e.g. before a recovery-only point can fire. */
+  recoveryDeadlineMs?: number;
   /** The run's object key prefix (ends in '/'): where a store-tamper fault may act. */
   prefix?: string;
   log(line: string): void;

@@ -11,11 +11,21 @@
 import { poll } from '../lib/retry.ts';
 import { pidAlive, waitPidGone } from '../rig/process.ts';
 import type { FaultPointFiring } from '../engine/engine.ts';
-import { FaultNotLanded, type FaultPackage } from './fault.ts';
+import { FaultNotLanded, type FaultContext, type FaultPackage } from './fault.ts';
 
 /** How long an armed point may take to fire: a few checkpoint intervals. */
 export function fireDeadlineMs(checkpointIntervalMs: number): number {
   return Math.max(30_000, checkpointIntervalMs * 4 + 10_000);
+}
+
+/**
+ * How long an armed point may take to fire: a few checkpoints; a recovery-only point also
+ * waits out the recovery that reaches it (the campaign's recovery deadline: an engine whose
+ * failover takes 30 s or more, such as Flink's, re-commits only after it).
+ */
+export function pointDeadlineMs(point: string, ctx: Pick<FaultContext, 'checkpointIntervalMs' | 'recoveryDeadlineMs' | 'engine'>): number {
+  const base = fireDeadlineMs(ctx.checkpointIntervalMs);
+  return ctx.engine.recoveryFaultPoints?.includes(point) ? base + (ctx.recoveryDeadlineMs ?? 0) : base;
 }
 
 export const protocolPoint: FaultPackage = {
@@ -39,12 +49,12 @@ export const protocolPoint: FaultPackage = {
     // A recovery-only point fires only when a later step causes a recovery: let it go now.
     if (ctx.engine.recoveryFaultPoints?.includes(point)) hooks?.ready();
     const firing = await poll(async () => (await ctx.engine.firedFaultPoints()).find((f) => f.point === point && !before.has(firingKey(f))), {
-      deadlineMs: fireDeadlineMs(ctx.checkpointIntervalMs),
+      deadlineMs: pointDeadlineMs(point, ctx),
       intervalMs: 500,
     });
     if (!firing) {
       await ctx.engine.disarmFaultPoints();
-      throw new FaultNotLanded(`${point} did not fire within ${fireDeadlineMs(ctx.checkpointIntervalMs) / 1000} s`, { point });
+      throw new FaultNotLanded(`${point} did not fire within ${pointDeadlineMs(point, ctx) / 1000} s`, { point });
     }
     const remote = ctx.remote(firing.host);
     if (await pidAlive(remote, firing.pid)) await waitPidGone(remote, firing.pid);

@@ -208,7 +208,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
     if (!h) throw new QualError('INTERNAL', `no host ${name}`);
     return remoteFor(h);
   };
-  const ctx: FaultContext = { rig, remote, engine, credentials, checkpointIntervalMs: campaign.workload.checkpointIntervalS * 1000, prefix, log };
+  const ctx: FaultContext = { rig, remote, engine, credentials, checkpointIntervalMs: campaign.workload.checkpointIntervalS * 1000, recoveryDeadlineMs: campaign.deadlines.recoveryS * 1000, prefix, log };
   const controller = new ChaosController({ plan, ctx, record, recoveryDeadlineS: campaign.deadlines.recoveryS, signal: abort.signal });
 
   let producer: EventProducer | undefined;
