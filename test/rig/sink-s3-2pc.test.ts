@@ -3,11 +3,9 @@
  * or a loopback MinIO for development (CLINK_QUAL_S3_ENDPOINT etc., see
  * test/helpers/endpoints.ts). No fakes here.
  *
- * The store-pause case SIGSTOPs the dev MinIO (`minio server /tmp/m1...`) and runs only in
- * development (CLINK_QUAL_S3_ENDPOINT set and that process found); on the rig the chaos
- * tests own store outages.
+ * The store-pause cases SIGSTOP the store through test/helpers/store-pause.ts: the rig's
+ * MinIO service over SSH in CI, or the loopback MinIO's own process in development.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,6 +28,7 @@ import type { S3SinkOptions } from '../../engine/clink/sink/s3-2pc-sink.ts';
 import type { Sink, SinkContext } from '../../engine/clink/sink/sink-api.ts';
 import { testEndpoints } from '../helpers/endpoints.ts';
 import type { ClinkMutant } from '../../engine/clink/mutants.ts';
+import { storePause } from '../helpers/store-pause.ts';
 
 const ep = testEndpoints();
 const admin: S3Client = createS3Client(ep.s3, { requestTimeoutMs: 10_000 });
@@ -220,24 +219,15 @@ t.test('mutant nosuchupload-rewrite duplicates on the real store after a recover
   await sink.close();
 });
 
-function devMinioPid(): number | null {
-  if (!process.env.CLINK_QUAL_S3_ENDPOINT) return null;
-  try {
-    const out = execFileSync('pgrep', ['-f', 'minio server /tmp/m1'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
-    return out.length === 1 ? Number(out[0]) : null;
-  } catch {
-    return null;
-  }
-}
-
-const pid = devMinioPid();
-t.test('store paused during commit: the commit retries and succeeds after resume', { skip: pid === null ? 'dev only: needs CLINK_QUAL_S3_ENDPOINT and the dev MinIO process' : false }, async (t) => {
+t.test('store paused during commit: the commit retries and succeeds after resume', async (t) => {
   const { sink, logs } = await mkSink({ subtask: 9, sink: { requestTimeoutMs: 1500, connectionTimeoutMs: 1500 } });
   for (let i = 0; i < 10; i++) sink.write(line(9, i));
   const [h] = await sink.prepare(1, 1);
   let settled = false;
   let p: Promise<void> | undefined;
-  process.kill(pid!, 'SIGSTOP');
+  const store = await storePause();
+  t.comment(`pausing ${store.describe}`);
+  await store.pause();
   try {
     p = sink.commit(1, 1, [h]).finally(() => {
       settled = true;
@@ -247,7 +237,8 @@ t.test('store paused during commit: the commit retries and succeeds after resume
     t.notOk(settled, 'commit has not settled while the store is stopped');
     t.ok(logs.some((l) => /clink sink retry: .*complete/.test(l)), 'the commit is being retried');
   } finally {
-    process.kill(pid!, 'SIGCONT');
+    await store.resume();
+    await store.close();
   }
   await p;
   for (const l of logs.slice(1)) t.comment(l);
@@ -257,14 +248,14 @@ t.test('store paused during commit: the commit retries and succeeds after resume
 
 t.test(
   'store fact: a completion whose client left while the store was paused destroys the parts; the sink then fails loudly',
-  { skip: pid === null ? 'dev only: needs CLINK_QUAL_S3_ENDPOINT and the dev MinIO process' : false },
   async (t) => {
     const { sink, logs } = await mkSink({ subtask: 10, sink: { invalidPartRetries: 2 } });
     sink.write(line(10, 1));
     const [h] = await sink.prepare(1, 1);
     const quick = createS3Client(ep.s3, { requestTimeoutMs: 60_000 });
     const ac = new AbortController();
-    process.kill(pid!, 'SIGSTOP');
+    const store = await storePause();
+    await store.pause();
     let r: Promise<string>;
     try {
       r = quick
@@ -274,7 +265,8 @@ t.test(
       ac.abort(); // the client goes away (a timeout, or a killed worker) while the store is stopped
       t.equal(await r, 'AbortError');
     } finally {
-      process.kill(pid!, 'SIGCONT');
+      await store.resume();
+      await store.close();
       quick.destroy();
     }
     await new Promise((res) => setTimeout(res, 1500));
