@@ -203,10 +203,32 @@ export interface GateResult {
   conditions: GateCondition[];
 }
 
-/** UNKNOWN (exit 2): nothing was shown wrong, but a fault could not be healed, so nothing is certified either. */
-export type VerdictName = 'PASS' | 'FAIL' | 'GATE FAILED' | 'ABORTED' | 'UNKNOWN';
+/**
+ * UNKNOWN (exit 2): nothing was shown wrong, but a fault could not be healed, so nothing is
+ * certified either. GATE_FAILED: the gate failed, so no soak ran (verdict.json files of
+ * schemaVersion 1 wrote it 'GATE FAILED'; readers take both through normalizeVerdictName).
+ */
+export type VerdictName = 'PASS' | 'FAIL' | 'GATE_FAILED' | 'ABORTED' | 'UNKNOWN';
 
-export interface Verdict {
+/** verdict.json's schema version: 2 added schemaVersion, campaign, seed, engine, revision and the value GATE_FAILED. */
+export const VERDICT_SCHEMA_VERSION = 2;
+
+/** A verdict name as read from any verdict.json, old ones included ('GATE FAILED' becomes GATE_FAILED). */
+export function normalizeVerdictName(name: string): VerdictName | string {
+  return name === 'GATE FAILED' ? 'GATE_FAILED' : name;
+}
+
+/** What a verdict is about, for a reader that has verdict.json alone (schemaVersion 2). */
+export interface VerdictSubject {
+  campaign: string;
+  seed: string;
+  engine: { name: string; mutant: string };
+  revision: { revision: string; dirty: boolean };
+}
+
+export interface Verdict extends Partial<VerdictSubject> {
+  /** Absent in files of schema version 1. */
+  schemaVersion?: number;
   runId: string;
   verdict: VerdictName;
   exitCode: number;

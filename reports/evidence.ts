@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { parseJsonl } from '../lib/jsonl.ts';
-import { RUN_PHASES, type ChaosRecord, type GateResult, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type ResourceSample, type RunPhase, type Sample, type Verdict } from '../lib/evidence.ts';
+import { normalizeVerdictName, RUN_PHASES, type ChaosRecord, type GateResult, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type ResourceSample, type RunPhase, type Sample, type Verdict } from '../lib/evidence.ts';
 
 export interface CheckpointSeen {
   id: number;
@@ -147,6 +147,7 @@ export function readRunEvidence(runDir: string): RunEvidence {
   ev.checkpoints = readJsonl<CheckpointSeen>(runDir, 'checkpoints.jsonl', ev);
   ev.recount = readJson<Recount>(runDir, 'recount.json', ev);
   ev.verdict = readJson<Verdict>(runDir, 'verdict.json', ev);
+  if (ev.verdict?.verdict) ev.verdict.verdict = normalizeVerdictName(ev.verdict.verdict) as Verdict['verdict'];
   if (existsSync(path.join(runDir, 'phases.jsonl'))) ev.phases = readJsonl<PhaseMark>(runDir, 'phases.jsonl', ev);
   if (existsSync(path.join(runDir, 'resources.jsonl'))) ev.resources = readJsonl<ResourceSample>(runDir, 'resources.jsonl', ev);
   if (existsSync(path.join(runDir, 'input-audit.json'))) ev.inputAudit = readJson(runDir, 'input-audit.json', ev);

@@ -10,7 +10,7 @@
  */
 import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { COUNTER_NAMES, type Counters } from '../lib/evidence.ts';
+import { COUNTER_NAMES, normalizeVerdictName, type Counters } from '../lib/evidence.ts';
 
 export const LATEST = 'latest';
 
@@ -29,7 +29,7 @@ export interface RunListing {
   revision: string | null;
   /** The checkout had uncommitted changes when the run started. */
   dirty: boolean | null;
-  /** verdict.json's verdict (PASS, FAIL, GATE FAILED, ABORTED, UNKNOWN), or null when the run has no verdict.json (still running, or killed). */
+  /** verdict.json's verdict (PASS, FAIL, GATE_FAILED, ABORTED, UNKNOWN; an old file's 'GATE FAILED' reads GATE_FAILED), or null when the run has no verdict.json (still running, or killed). */
   verdict: string | null;
   exitCode: number | null;
   startedAt: string | null;
@@ -157,7 +157,7 @@ export function readRunListing(dir: string): RunListing {
     seed: str(prov?.seed) ?? str(camp?.seed),
     revision: str(eng?.revision),
     dirty: typeof eng?.dirty === 'boolean' ? eng.dirty : null,
-    verdict: str(verdict?.verdict),
+    verdict: verdict?.verdict === undefined ? str(verdict?.verdict) : normalizeVerdictName(String(verdict.verdict)),
     exitCode: num(verdict?.exitCode),
     startedAt,
     endedAt,

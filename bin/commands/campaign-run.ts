@@ -35,12 +35,12 @@ ID-2, ...), and stops early at the first ABORTED run. --until-fail repeats until
 verdict that is not PASS, at most --repeat N runs, else ${UNTIL_FAIL_DEFAULT_CAP}. Every repetition uses the
 same seed (the file's, or --seed's): the same schedule and the same events, so what
 varies is the system's own nondeterminism. Each run prints a one-line summary, then a
-tally; the exit code is then the worst verdict's (FAIL, GATE FAILED, UNKNOWN, ABORTED,
+tally; the exit code is then the worst verdict's (FAIL, GATE_FAILED, UNKNOWN, ABORTED,
 PASS, worst first).
 
 ${faultKindsHelp()}
 ${mutantNamesHelp()}
-Exit: 0 PASS, 1 FAIL or GATE FAILED, 2 aborted/unknown, 254 bad input, 255 internal error.`,
+Exit: 0 PASS, 1 FAIL or GATE_FAILED, 2 aborted/unknown, 254 bad input, 255 internal error.`,
   positionals: [{ name: 'FILE', description: 'the campaign YAML (campaigns/quick.yaml, ...); none with --replay' }],
   options: {
     inventory: { type: 'string', valueName: 'FILE', description: 'Deploy onto the hosts of this inventory instead of the local rig' },

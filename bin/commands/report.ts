@@ -16,7 +16,7 @@ recount.json, verdict.json) and writes, into the same directory:
 Missing files (an aborted run) are named in the report. Re-running on the same evidence
 writes the same bytes, so stored runs can be re-reported at any time.
 
-Exit codes: the run's own verdict: 0 PASS, 1 FAIL or GATE FAILED, 2 ABORTED, UNKNOWN or
+Exit codes: the run's own verdict: 0 PASS, 1 FAIL or GATE_FAILED, 2 ABORTED, UNKNOWN or
 no verdict recorded; 254 RUN_DIR is not a directory; 255 internal error.`,
   positionals: [{ name: 'RUN_DIR', description: 'A run directory, e.g. runs/quick-20260821-101500', required: true }],
   examples: ['clink-qual report runs/quick-20260821-101500'],

@@ -9,7 +9,7 @@
  *   `--repeat N` runs when given, else UNTIL_FAIL_DEFAULT_CAP.
  *
  * One summary line per run, then a tally. The series' exit code is the worst verdict's code,
- * worst first: FAIL, GATE FAILED, UNKNOWN, ABORTED, PASS (a FAIL found is not undone by a
+ * worst first: FAIL, GATE_FAILED, UNKNOWN, ABORTED, PASS (a FAIL found is not undone by a
  * later run being stopped).
  *
  * Pure: the runs are made by an injected `runOnce`, so the loop is tested with fake verdicts.

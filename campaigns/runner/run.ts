@@ -455,6 +455,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
 
   const verdict = decideVerdict({
     runId,
+    subject: { campaign: campaign.name, seed: campaign.seed, engine: { name: engine.name, mutant }, revision: { revision: rev.revision, dirty: rev.dirty } },
     startedAt,
     endedAt: new Date().toISOString(),
     aborted: abort.signal.aborted,

@@ -1,14 +1,16 @@
 /**
  * The verdict, as a pure function of what the run showed. PASS only when everything
- * holds; otherwise every reason is listed. Exit codes: PASS 0, FAIL and GATE FAILED 1,
+ * holds; otherwise every reason is listed. Exit codes: PASS 0, FAIL and GATE_FAILED 1,
  * ABORTED and UNKNOWN (a heal failed, nothing else wrong) 2.
  */
-import { COUNTER_NAMES, type ChaosRecord, type Counters, type GateResult, type LedgerEntry, type Recount, type ResourceSample, type Verdict } from '../../lib/evidence.ts';
+import { COUNTER_NAMES, VERDICT_SCHEMA_VERSION, type VerdictSubject, type ChaosRecord, type Counters, type GateResult, type LedgerEntry, type Recount, type ResourceSample, type Verdict } from '../../lib/evidence.ts';
 import { exhaustionChecks } from '../../lib/resource-trend.ts';
 import { acceptedForeign, attributeTamper, tamperWindows } from './tamper.ts';
 
 export interface VerdictInput {
   runId: string;
+  /** The campaign, seed, engine and revision, written into verdict.json (schemaVersion 2). */
+  subject?: VerdictSubject;
   startedAt: string;
   endedAt: string;
   aborted: boolean;
@@ -96,7 +98,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
     verdict = 'ABORTED';
     reasons.push(`the run was aborted${v.abortReason ? `: ${v.abortReason}` : ''}; nothing is certified`);
   } else if (!v.gate || !v.gate.passed) {
-    verdict = 'GATE FAILED';
+    verdict = 'GATE_FAILED';
     for (const c of v.gate?.conditions ?? []) if (!c.passed) reasons.push(`gate: ${c.name} not shown (${c.evidence})`);
     if (!v.gate) reasons.push('gate: did not run');
   } else {
@@ -129,7 +131,9 @@ export function decideVerdict(input: VerdictInput): Verdict {
   }
   if (v.resources?.length) warnings.push(...resourceWarnings(v.resources, v.soakStartMs));
   return {
+    schemaVersion: VERDICT_SCHEMA_VERSION,
     runId: v.runId,
+    ...(v.subject ?? {}),
     verdict,
     exitCode: verdict === 'PASS' ? 0 : verdict === 'ABORTED' || verdict === 'UNKNOWN' ? 2 : 1,
     reasons,

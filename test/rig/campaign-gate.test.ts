@@ -35,7 +35,9 @@ t.test('a sink that never opens fails the gate and nothing soaks', async (t) => 
     },
   }) as Engine;
   const { runDir, verdict } = await runCampaign({ campaignFile: file, engine, runId: `gate-test-${Date.now()}`, progress: new Progress() });
-  t.equal(verdict.verdict, 'GATE FAILED');
+  t.equal(verdict.verdict, 'GATE_FAILED');
+  t.equal(verdict.schemaVersion, 2);
+  t.same([verdict.campaign, verdict.seed, verdict.engine?.name], ['gate-test', 'gate-1', 'clink'], 'verdict.json says what it is about');
   t.equal(verdict.exitCode, 1);
   const gate = JSON.parse(readFileSync(path.join(runDir, 'gate.json'), 'utf8')) as GateResult;
   t.equal(gate.passed, false);
@@ -44,5 +46,5 @@ t.test('a sink that never opens fails the gate and nothing soaks', async (t) => 
   t.ok(gate.conditions.find((c) => c.name === 'input flowing')?.passed, 'input was flowing (the gate failed for the right reason)');
   t.same(chaosOf(runDir).filter((r) => r.faultId.startsWith('f')), [], 'no soak fault was planned or landed');
   t.ok(existsSync(path.join(runDir, 'report.md')));
-  t.match(readFileSync(path.join(runDir, 'report.md'), 'utf8'), /GATE FAILED/);
+  t.match(readFileSync(path.join(runDir, 'report.md'), 'utf8'), /GATE_FAILED/);
 });

@@ -1,6 +1,11 @@
 import t from 'tap';
 import { decideVerdict, uncoveredPoints, type VerdictInput } from '../../../campaigns/runner/verdict.ts';
-import { zeroCounters, type ChaosRecord, type Recount } from '../../../lib/evidence.ts';
+import { normalizeVerdictName, VERDICT_SCHEMA_VERSION, zeroCounters, type ChaosRecord, type Recount } from '../../../lib/evidence.ts';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readRunEvidence } from '../../../reports/evidence.ts';
+import { readRunListing } from '../../../reports/runs-list.ts';
 
 const recount = (over: Partial<Recount> = {}): Recount => ({
   t: '2026-12-02T00:00:00Z', objects: 10, lines: 1000, distinctEvents: 1000, bytes: 1, counters: zeroCounters(), perPartition: [], durationS: 1, ...over,
@@ -56,7 +61,7 @@ t.test('fewer distinct events than produced fails even with zero counters', asyn
 
 t.test('gate failure and abort', async (t) => {
   const g = decideVerdict(base({ gate: { passed: false, conditions: [{ name: 'sink confirmed', passed: false, evidence: 'no open line' }] } }));
-  t.equal(g.verdict, 'GATE FAILED');
+  t.equal(g.verdict, 'GATE_FAILED');
   t.equal(g.exitCode, 1);
   t.match(g.reasons[0], /sink confirmed/);
   const a = decideVerdict(base({ aborted: true, abortReason: 'SIGINT' }));
@@ -88,4 +93,24 @@ t.test('a failed heal makes an otherwise clean run UNKNOWN (exit 2), and does no
   t.equal(f.verdict, 'FAIL');
   t.equal(f.exitCode, 1);
   t.match(f.reasons.join('\n'), /fault f2 could not be healed/);
+});
+
+t.test('verdict.json schema 2: what it is about, and GATE_FAILED; old files still read', async (t) => {
+  const subject = { campaign: 'quick', seed: 'quick-1', engine: { name: 'clink', mutant: 'none' }, revision: { revision: 'abc123def456', dirty: false } };
+  const v = decideVerdict(base({ subject }));
+  t.equal(v.schemaVersion, VERDICT_SCHEMA_VERSION);
+  t.equal(v.schemaVersion, 2);
+  t.same([v.campaign, v.seed, v.engine, v.revision], [subject.campaign, subject.seed, subject.engine, subject.revision]);
+  t.equal(decideVerdict(base()).campaign, undefined, 'no subject given: none written');
+  t.equal(normalizeVerdictName('GATE FAILED'), 'GATE_FAILED', "a schema-1 file's gate failure");
+  t.equal(normalizeVerdictName('FAIL'), 'FAIL');
+  // An old verdict.json (schema 1, 'GATE FAILED') in a run directory reads as GATE_FAILED.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-verdict-v1-'));
+  cpSync(path.join(import.meta.dirname, '../../fixtures/run-fail'), dir, { recursive: true });
+  const vf = path.join(dir, 'verdict.json');
+  const old = JSON.parse(readFileSync(vf, 'utf8'));
+  delete old.schemaVersion;
+  writeFileSync(vf, JSON.stringify({ ...old, verdict: 'GATE FAILED' }));
+  t.equal(readRunEvidence(dir).verdict?.verdict, 'GATE_FAILED');
+  t.equal(readRunListing(dir).verdict, 'GATE_FAILED');
 });
