@@ -206,7 +206,37 @@ t.test('junit.xml: one case per gate condition, fault, counter, and the recount'
   t.match(read(fx('run-pass'), 'junit.xml'), `<testsuites name="clink-qual quick-20260821-101500" tests="${cases}" failures="0"`);
   const fail = read(fx('run-fail'), 'junit.xml');
   t.match(fail, `<testsuites name="clink-qual quick-20260821-113000" tests="${cases}" failures="3"`);
-  t.match(fail, /<testcase name="duplicates" classname="quick-20260821-113000.counters">\n\s+<failure message="duplicates = 3"\/>/);
+  t.match(fail, /<testcase name="duplicates" classname="quick.counters" time="[\d.]+">\n\s+<failure message="duplicates = 3"\/>/);
+});
+
+t.test('junit.xml: class names without the run id, a time on every case, an aborted run as errors and skips, a failed gate skips the rest', async (t) => {
+  const pass = read(fx('run-pass'), 'junit.xml');
+  const fail = read(fx('run-fail'), 'junit.xml');
+  const classes = (xml: string) => [...xml.matchAll(/classname="([^"]+)"/g)].map((m) => m[1]).sort();
+  t.same(classes(pass), classes(fail), 'the same class names in two runs of the same campaign');
+  t.notMatch(pass, /classname="[^"]*\d{8}/, 'no run id in a class name');
+  const cases = [...pass.matchAll(/<testcase [^>]*>/g)].map((m) => m[0]);
+  t.ok(cases.length > 0 && cases.every((c) => /time="\d+(\.\d+)?"/.test(c)), 'every case has a time');
+  const recountS = JSON.parse(read(fx('run-pass'), 'recount.json')).durationS;
+  t.match(pass, `<testcase name="duplicates" classname="quick.counters" time="${recountS}"`, "a counter's time is the recount's");
+  // The aborted fixture (no verdict.json): nothing is a failure; what did not run is skipped, what was not shown is an error.
+  const ab = read(fx('run-aborted'), 'junit.xml');
+  t.notMatch(ab, /<failure /);
+  t.match(ab, /<error message="not shown, the run left no verdict.json \(interrupted\): /);
+  t.match(ab, /<skipped message="not attempted: /);
+  t.match(ab, /<testsuites [^>]*failures="0" errors="[1-9]\d*"/);
+  // A GATE_FAILED verdict: the gate's cases fail, every other case is skipped.
+  const dir = copyRun(t, 'run-fail');
+  const vf = path.join(dir, 'verdict.json');
+  writeFileSync(vf, JSON.stringify({ ...JSON.parse(readFileSync(vf, 'utf8')), verdict: 'GATE_FAILED' }));
+  const gf = path.join(dir, 'gate.json');
+  const g = JSON.parse(readFileSync(gf, 'utf8'));
+  g.passed = false;
+  g.conditions[0].passed = false;
+  writeFileSync(gf, JSON.stringify(g));
+  const xml = renderJunit(readRunEvidence(dir));
+  t.equal((xml.match(/<failure /g) ?? []).length, 1, 'only the gate condition fails');
+  t.equal((xml.match(/<skipped message="the gate failed: nothing was soaked"/g) ?? []).length, (xml.match(/<testcase /g) ?? []).length - g.conditions.length);
 });
 
 t.test('a failed heal is reported as heal failed, never as survived, with an UNKNOWN verdict', async (t) => {
