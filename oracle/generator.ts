@@ -293,7 +293,7 @@ export type LineVerdict =
  * line with the regenerated one in place, allocating nothing. Only a line that fails that
  * takes the exact path (judgeLineExact): decoded, JSON-parsed, compared with gen.line(p, seq)
  * as strings, which tells a foreign record from garbage. The two agree on every line
- * (test/unit/oracle/fast-exact.test.ts); the fast path is only ever a shortcut to 'event'.
+ * (test/unit/oracle/generator.fast-exact.test.ts); the fast path is only ever a shortcut to 'event'.
  */
 export function judgeSpan(gen: Generator, buf: Uint8Array, start: number, end: number): LineVerdict {
   return judgeSpanFast(gen, buf, start, end) ?? judgeLineExact(gen, Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8'));

@@ -4,7 +4,7 @@
  * real run of test/fixtures/tap/{mixed,crash}.ts and against a fresh run of the same files.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { failedAssertions, parseTapCounts, parseTestArgs, UsageError } from '../../../bin/run-tests.ts';
@@ -69,4 +69,25 @@ t.test('a fresh tap run of the fixtures prints the captured counts', async (t) =
   t.equal(r.status, 1, 'tap fails the run');
   t.same(parseTapCounts(r.stdout), parseTapCounts(captured));
   t.same(failedAssertions(r.stdout), failedAssertions(captured));
+});
+
+t.test('every unit test mirrors a source: test/unit/<dir>/<file>[.<aspect>].test.ts tests <dir>/<file>.ts', async (t) => {
+  const unit = path.join(repoRoot, 'test', 'unit');
+  const strays: string[] = [];
+  let seen = 0;
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.test.ts')) {
+        seen++;
+        const rel = path.relative(unit, p);
+        const base = path.basename(rel).replace(/\.test\.ts$/, '').split('.')[0]!;
+        if (!existsSync(path.join(repoRoot, path.dirname(rel), `${base}.ts`))) strays.push(rel);
+      }
+    }
+  };
+  walk(unit);
+  t.ok(seen > 50, `found the unit tests (${seen})`);
+  t.same(strays, [], 'no unit test without its source');
 });

@@ -4,12 +4,12 @@
  * handles of an abandoned barrier carried into the next snapshot, the off-by-one mutant.
  */
 import t from 'tap';
-import { Subtask } from '../../../engine/clink/subtask.ts';
-import type { SourceLike } from '../../../engine/clink/subtask.ts';
-import type { WorkerMessage, TaskSpec } from '../../../engine/clink/protocol.ts';
-import type { Sink, SinkContext, UploadHandle } from '../../../engine/clink/sink/sink-api.ts';
-import type { SourceRecord } from '../../../engine/clink/source.ts';
-import type { ClinkMutant } from '../../../engine/clink/mutants.ts';
+import { Subtask } from '../../../../engine/clink/subtask.ts';
+import type { SourceLike } from '../../../../engine/clink/subtask.ts';
+import type { WorkerMessage, TaskSpec } from '../../../../engine/clink/protocol.ts';
+import type { Sink, SinkContext, UploadHandle } from '../../../../engine/clink/sink/sink-api.ts';
+import type { SourceRecord } from '../../../../engine/clink/source.ts';
+import type { ClinkMutant } from '../../../../engine/clink/mutants.ts';
 
 class FakeSource implements SourceLike {
   resolvedStart = -1;

@@ -8,10 +8,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RunDir, checkRunId } from '../../../campaigns/runner/run-dir.ts';
-import { QualError } from '../../../lib/errors.ts';
+import { RunDir, checkRunId } from '../../../../campaigns/runner/run-dir.ts';
+import { QualError } from '../../../../lib/errors.ts';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 const cli = path.join(repo, 'bin', 'clink-qual.ts');
 
 function tmpRuns(t: { teardown(fn: () => void): void }): string {

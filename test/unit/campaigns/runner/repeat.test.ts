@@ -10,9 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { UNTIL_FAIL_DEFAULT_CAP, parseRepeat, repeatRuns, runSummaryLine, tallyLines, verdictRank, type RepeatPlan, type RunOutcome } from '../../../campaigns/runner/repeat.ts';
-import { QualError } from '../../../lib/errors.ts';
-import { repoRoot } from '../../../lib/paths.ts';
+import { UNTIL_FAIL_DEFAULT_CAP, parseRepeat, repeatRuns, runSummaryLine, tallyLines, verdictRank, type RepeatPlan, type RunOutcome } from '../../../../campaigns/runner/repeat.ts';
+import { QualError } from '../../../../lib/errors.ts';
+import { repoRoot } from '../../../../lib/paths.ts';
 
 const CODE: Record<string, number> = { PASS: 0, FAIL: 1, 'GATE FAILED': 1, ABORTED: 2, UNKNOWN: 2 };
 

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { firstFinding, isCaught, killTableExit, renderKillTable, type KillRow } from '../../../campaigns/runner/kill-table.ts';
-import { raisedCounters, zeroCounters, type Counters, type Sample } from '../../../lib/evidence.ts';
-import type { MutantInfo } from '../../../engine/engine.ts';
+import { firstFinding, isCaught, killTableExit, renderKillTable, type KillRow } from '../../../../campaigns/runner/kill-table.ts';
+import { raisedCounters, zeroCounters, type Counters, type Sample } from '../../../../lib/evidence.ts';
+import type { MutantInfo } from '../../../../engine/engine.ts';
 
 const dupMutant: MutantInfo = { name: 'commit-at-prepare', mechanism: 'completes at | prepare', caughtBy: ['duplicates'] };
 const offMutant: MutantInfo = { name: 'offsets-off-by-one', mechanism: 'seeks one off', caughtBy: ['gaps', 'duplicates'] };

@@ -3,12 +3,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ResourceSampler, diskTargets, hostProbeCommand, parseHostProbe, readResources } from '../../../campaigns/runner/resources.ts';
-import { resourceWarnings } from '../../../campaigns/runner/verdict.ts';
-import type { ResourceSample } from '../../../lib/evidence.ts';
-import { exhaustionChecks, growthPerMillionEvents, leastSquares } from '../../../lib/resource-trend.ts';
-import type { ExecResult, Remote } from '../../../rig/remote.ts';
-import type { HostSpec, RigState } from '../../../rig/types.ts';
+import { ResourceSampler, diskTargets, hostProbeCommand, parseHostProbe, readResources } from '../../../../campaigns/runner/resources.ts';
+import { resourceWarnings } from '../../../../campaigns/runner/verdict.ts';
+import type { ResourceSample } from '../../../../lib/evidence.ts';
+import { exhaustionChecks, growthPerMillionEvents, leastSquares } from '../../../../lib/resource-trend.ts';
+import type { ExecResult, Remote } from '../../../../rig/remote.ts';
+import type { HostSpec, RigState } from '../../../../rig/types.ts';
 
 const MiB = 1048576;
 
@@ -183,8 +183,8 @@ t.test('exhaustion: a trend that reaches MemTotal or the free disk within twice 
 });
 
 t.test('the verdict: an exhausting trend is a warning on a PASS, never a reason', async (t) => {
-  const { decideVerdict } = await import('../../../campaigns/runner/verdict.ts');
-  const { zeroCounters } = await import('../../../lib/evidence.ts');
+  const { decideVerdict } = await import('../../../../campaigns/runner/verdict.ts');
+  const { zeroCounters } = await import('../../../../lib/evidence.ts');
   const input = {
     runId: 'r',
     startedAt: 'a',

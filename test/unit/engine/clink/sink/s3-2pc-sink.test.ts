@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { CLINK_MUTANTS, MUTANT_NAMES, SINK_MUTANTS, type ClinkMutant } from '../../../engine/clink/mutants.ts';
+import { CLINK_MUTANTS, MUTANT_NAMES, SINK_MUTANTS, type ClinkMutant } from '../../../../../engine/clink/mutants.ts';
 import {
   SinkClosedError,
   SinkIntegrityError,
@@ -21,9 +21,9 @@ import {
   multipartEtag,
   readJournal,
   splitParts,
-} from '../../../engine/clink/sink/s3-2pc-sink.ts';
-import type { S3SinkOptions } from '../../../engine/clink/sink/s3-2pc-sink.ts';
-import type { Sink, SinkContext, UploadHandle } from '../../../engine/clink/sink/sink-api.ts';
+} from '../../../../../engine/clink/sink/s3-2pc-sink.ts';
+import type { S3SinkOptions } from '../../../../../engine/clink/sink/s3-2pc-sink.ts';
+import type { Sink, SinkContext, UploadHandle } from '../../../../../engine/clink/sink/sink-api.ts';
 
 // ---------------------------------------------------------------------------------------
 // The fake store

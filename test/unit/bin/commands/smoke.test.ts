@@ -5,11 +5,11 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
-import { SMOKE_CAMPAIGNS, smokeCampaign } from '../../../bin/commands/smoke.ts';
-import { loadCampaign } from '../../../campaigns/load.ts';
-import { ENGINE_NAMES } from '../../../engine/index.ts';
-import { QualError } from '../../../lib/errors.ts';
-import { repoRoot } from '../../../lib/paths.ts';
+import { SMOKE_CAMPAIGNS, smokeCampaign } from '../../../../bin/commands/smoke.ts';
+import { loadCampaign } from '../../../../campaigns/load.ts';
+import { ENGINE_NAMES } from '../../../../engine/index.ts';
+import { QualError } from '../../../../lib/errors.ts';
+import { repoRoot } from '../../../../lib/paths.ts';
 
 t.test('every engine has a smoke campaign, and that campaign names the engine', async (t) => {
   for (const engine of ENGINE_NAMES) {

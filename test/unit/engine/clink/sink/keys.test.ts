@@ -1,6 +1,6 @@
 /** engine/clink/sink/keys.ts: the key a commit gets and the place read back from it. */
 import t from 'tap';
-import { clinkObjectKey, parseClinkKey } from '../../../engine/clink/sink/keys.ts';
+import { clinkObjectKey, parseClinkKey } from '../../../../../engine/clink/sink/keys.ts';
 
 t.test('build and parse: a round trip; other layouts are null', async (t) => {
   const place = { subtask: 2, epoch: 3, checkpointId: 41 };

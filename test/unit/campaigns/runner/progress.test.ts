@@ -1,7 +1,7 @@
 /** The operator's progress line: a failed heal is shown, not folded into the healed count; the ETA, the soak left and the next fault. */
 import t from 'tap';
-import { Progress, etaS, formatProgressLine, nextFault, progressTiming, settleBoundS, shortDuration, soakLeftS, type ProgressTiming } from '../../../campaigns/runner/progress.ts';
-import { zeroCounters, type PlannedFault } from '../../../lib/evidence.ts';
+import { Progress, etaS, formatProgressLine, nextFault, progressTiming, settleBoundS, shortDuration, soakLeftS, type ProgressTiming } from '../../../../campaigns/runner/progress.ts';
+import { zeroCounters, type PlannedFault } from '../../../../lib/evidence.ts';
 
 function capture() {
   const lines: string[] = [];

@@ -4,9 +4,9 @@
  * outside the window, counts; an engine that accepted a foreign object fails the run.
  */
 import t from 'tap';
-import { acceptedForeign, attributeTamper, tamperWindows } from '../../../campaigns/runner/tamper.ts';
-import { decideVerdict, type VerdictInput } from '../../../campaigns/runner/verdict.ts';
-import { zeroCounters, type ChaosRecord, type LedgerEntry } from '../../../lib/evidence.ts';
+import { acceptedForeign, attributeTamper, tamperWindows } from '../../../../campaigns/runner/tamper.ts';
+import { decideVerdict, type VerdictInput } from '../../../../campaigns/runner/verdict.ts';
+import { zeroCounters, type ChaosRecord, type LedgerEntry } from '../../../../lib/evidence.ts';
 
 const K = 'runs/r/subtask=1/epoch=2/chk=12.jsonl';
 const OTHER = 'runs/r/subtask=0/epoch=2/chk=12.jsonl';
@@ -115,7 +115,7 @@ t.test('verdict: harness mutations do not fail the run; the engine\'s do; an acc
 });
 
 t.test('kill table: a mutant caught by acceptedForeign', async (t) => {
-  const { isCaught } = await import('../../../campaigns/runner/kill-table.ts');
+  const { isCaught } = await import('../../../../campaigns/runner/kill-table.ts');
   const m = { name: 'trust-existing-object', mechanism: 'm', caughtBy: ['acceptedForeign' as const] };
   const base = { verdict: 'FAIL' as const, recount: zeroCounters() };
   t.ok(isCaught(m, { ...base, tamper: { reactions: [], harnessMutations: { oracle: 0, recount: 0 }, acceptedForeign: 1 } }));

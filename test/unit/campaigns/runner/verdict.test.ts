@@ -1,11 +1,11 @@
 import t from 'tap';
-import { decideVerdict, uncoveredPoints, type VerdictInput } from '../../../campaigns/runner/verdict.ts';
-import { normalizeVerdictName, VERDICT_SCHEMA_VERSION, zeroCounters, type ChaosRecord, type Recount } from '../../../lib/evidence.ts';
+import { decideVerdict, uncoveredPoints, type VerdictInput } from '../../../../campaigns/runner/verdict.ts';
+import { normalizeVerdictName, VERDICT_SCHEMA_VERSION, zeroCounters, type ChaosRecord, type Recount } from '../../../../lib/evidence.ts';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readRunEvidence } from '../../../reports/evidence.ts';
-import { readRunListing } from '../../../reports/runs-list.ts';
+import { readRunEvidence } from '../../../../reports/evidence.ts';
+import { readRunListing } from '../../../../reports/runs-list.ts';
 
 const recount = (over: Partial<Recount> = {}): Recount => ({
   t: '2026-12-02T00:00:00Z', objects: 10, lines: 1000, distinctEvents: 1000, bytes: 1, counters: zeroCounters(), perPartition: [], durationS: 1, ...over,
@@ -106,7 +106,7 @@ t.test('verdict.json schema 2: what it is about, and GATE_FAILED; old files stil
   t.equal(normalizeVerdictName('FAIL'), 'FAIL');
   // An old verdict.json (schema 1, 'GATE FAILED') in a run directory reads as GATE_FAILED.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-verdict-v1-'));
-  cpSync(path.join(import.meta.dirname, '../../fixtures/run-fail'), dir, { recursive: true });
+  cpSync(path.join(import.meta.dirname, '../../../fixtures/run-fail'), dir, { recursive: true });
   const vf = path.join(dir, 'verdict.json');
   const old = JSON.parse(readFileSync(vf, 'utf8'));
   delete old.schemaVersion;

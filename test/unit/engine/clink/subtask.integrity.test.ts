@@ -5,11 +5,11 @@
  * shows the whole reaction on the rig.
  */
 import t from 'tap';
-import { Subtask, isIntegrityError, type SourceLike } from '../../../engine/clink/subtask.ts';
-import type { WorkerMessage } from '../../../engine/clink/protocol.ts';
-import type { Sink, SinkContext, UploadHandle } from '../../../engine/clink/sink/sink-api.ts';
-import { SinkIntegrityError } from '../../../engine/clink/sink/s3-2pc-sink.ts';
-import type { SourceRecord } from '../../../engine/clink/source.ts';
+import { Subtask, isIntegrityError, type SourceLike } from '../../../../engine/clink/subtask.ts';
+import type { WorkerMessage } from '../../../../engine/clink/protocol.ts';
+import type { Sink, SinkContext, UploadHandle } from '../../../../engine/clink/sink/sink-api.ts';
+import { SinkIntegrityError } from '../../../../engine/clink/sink/s3-2pc-sink.ts';
+import type { SourceRecord } from '../../../../engine/clink/source.ts';
 
 class Source implements SourceLike {
   resolvedStart = 0;

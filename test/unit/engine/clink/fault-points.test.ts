@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, utimesSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FaultPoints } from '../../../engine/clink/fault-points.ts';
+import { FaultPoints } from '../../../../engine/clink/fault-points.ts';
 
 t.test('an armed point fires its count, records durably, then disarms', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'clink-fp-'));

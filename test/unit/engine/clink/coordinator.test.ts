@@ -1,6 +1,6 @@
 import t from 'tap';
-import { PendingCheckpoint, assignSubtasks, recoverState, supersedes, tasksFromCheckpoint, type LogRecord } from '../../../engine/clink/assign.ts';
-import type { UploadHandle } from '../../../engine/clink/sink/sink-api.ts';
+import { PendingCheckpoint, assignSubtasks, recoverState, supersedes, tasksFromCheckpoint, type LogRecord } from '../../../../engine/clink/assign.ts';
+import type { UploadHandle } from '../../../../engine/clink/sink/sink-api.ts';
 
 const handle = (subtask: number, checkpointId: number, epoch: number): UploadHandle => ({
   bucket: 'b',

@@ -5,12 +5,12 @@
  */
 import t from 'tap';
 import { parse } from 'yaml';
-import { FLINK_PORTS, JAVA17_OPENS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkClusterSpec } from '../../../engine/flink/config.ts';
-import { FLINK_FAULT_POINTS, FLINK_FAULT_POINT_MAP, FLINK_NOT_APPLICABLE_POINTS } from '../../../engine/flink/fault-points.ts';
-import { flinkEngine } from '../../../engine/flink/plug.ts';
-import type { Engine } from '../../../engine/engine.ts';
-import { loadEngine } from '../../../engine/index.ts';
-import { flinkRuntimePom, jobSourceHash, jobSources, mavenSourceHash, mavenSources } from '../../../rig/install-flink.ts';
+import { FLINK_PORTS, JAVA17_OPENS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkClusterSpec } from '../../../../engine/flink/config.ts';
+import { FLINK_FAULT_POINTS, FLINK_FAULT_POINT_MAP, FLINK_NOT_APPLICABLE_POINTS } from '../../../../engine/flink/fault-points.ts';
+import { flinkEngine } from '../../../../engine/flink/plug.ts';
+import type { Engine } from '../../../../engine/engine.ts';
+import { loadEngine } from '../../../../engine/index.ts';
+import { flinkRuntimePom, jobSourceHash, jobSources, mavenSourceHash, mavenSources } from '../../../../rig/install-flink.ts';
 
 const spec: FlinkClusterSpec = {
   coordinatorAddress: '10.231.0.20',

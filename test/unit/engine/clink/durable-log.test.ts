@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, readFileSync, statSync, truncateSync, writ
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { DurableLog, encodeRecord, parseLog } from '../../../engine/clink/durable-log.ts';
+import { DurableLog, encodeRecord, parseLog } from '../../../../engine/clink/durable-log.ts';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'clink-log-'));
 
