@@ -257,6 +257,20 @@ export interface Verdict extends Partial<VerdictSubject> {
   };
 }
 
+/** rehearsal.json: the shorter run at the same revision that a qualification run follows (reports/rehearsal.ts). */
+export interface Rehearsal {
+  runId: string;
+  campaign: string;
+  seed: string | null;
+  verdict: string;
+  revision: string | null;
+  dirty: boolean | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  durationS: number | null;
+  produced: number | null;
+}
+
 export interface Provenance {
   runId: string;
   campaign: string;

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { parseJsonl } from '../lib/jsonl.ts';
-import { normalizeVerdictName, RUN_PHASES, type ChaosRecord, type GateResult, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type ResourceSample, type RunPhase, type Sample, type Verdict } from '../lib/evidence.ts';
+import { normalizeVerdictName, RUN_PHASES, type ChaosRecord, type GateResult, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type Rehearsal, type ResourceSample, type RunPhase, type Sample, type Verdict } from '../lib/evidence.ts';
 
 export interface CheckpointSeen {
   id: number;
@@ -50,6 +50,7 @@ export const EVIDENCE_DESCRIPTIONS: Record<string, string> = {
   'input-audit.json': "the input topic read back in full: duplicates, holes or mismatched lines in the input itself",
   'pending-uploads.json': "multipart uploads still pending in the store after the run (from the engine's journal of started uploads, or counted as its plug's method says)",
   'phases.jsonl': 'when each phase (gate, soak, drain, settle, recount) started and ended',
+  'rehearsal.json': 'the rehearsal this run follows (its run id, campaign, verdict and revision), recorded by report --rehearsal',
   'resources.jsonl': "resource samples: RSS and CPU of every rig process and the controller, store and broker disk, the oracle's lag, each sample's duration",
 };
 
@@ -58,6 +59,8 @@ export interface RunEvidence {
   dirName: string;
   campaign?: ResolvedCampaign;
   provenance?: Provenance;
+  /** rehearsal.json (optional: recorded by `report --rehearsal`). */
+  rehearsal?: Rehearsal;
   plan?: PlannedFault[];
   gate?: GateResult;
   chaos: ChaosRecord[];
@@ -138,6 +141,7 @@ export function readRunEvidence(runDir: string): RunEvidence {
   if (!existsSync(path.join(runDir, 'campaign.yaml'))) ev.missing.push('campaign.yaml');
   ev.campaign = readJson<ResolvedCampaign>(runDir, 'campaign.resolved.json', ev);
   ev.provenance = readJson<Provenance>(runDir, 'provenance.json', ev);
+  if (existsSync(path.join(runDir, 'rehearsal.json'))) ev.rehearsal = readJson<Rehearsal>(runDir, 'rehearsal.json', ev);
   ev.plan = readJson<PlannedFault[]>(runDir, 'plan.json', ev);
   ev.gate = readJson<GateResult>(runDir, 'gate.json', ev);
   if (existsSync(path.join(runDir, 'pending-uploads.json'))) ev.pendingUploads = readJson(runDir, 'pending-uploads.json', ev);

@@ -20,6 +20,7 @@ import { renderJunit } from './junit.ts';
 import { attachFindings, findingsSection } from './findings.ts';
 import { resourcesSection } from './resources.ts';
 import { seedComparisonSection } from './seed-comparison.ts';
+import { describeRehearsal } from './rehearsal.ts';
 import { renderTimelineSvg } from './timeline-svg.ts';
 
 const KIND_LABELS: Record<FaultKind, string> = Object.fromEntries(Object.entries(FAULT_SPECS).map(([k, spec]) => [k, spec.label])) as Record<FaultKind, string>;
@@ -164,6 +165,7 @@ function provenance(x: Ctx): string[] {
     ['Harness', `node ${p.harness.node} on ${p.harness.platform}`],
   ];
   const replays = (p as { replays?: unknown }).replays;
+  if (ev.rehearsal) rows.splice(1, 0, ['Rehearsal', describeRehearsal(ev.rehearsal, p.engine.revision)]);
   if (typeof replays === 'string') rows.splice(1, 0, ['Replay of', `run ${replays}: this run re-ran its stored schedule (campaign.resolved.json and plan.json; replay.json lists the faults kept) at the revision below`]);
   out.push(table(['Provenance', ''], rows), '');
   if (p.components.length) {
