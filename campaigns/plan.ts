@@ -17,7 +17,8 @@
  * resolved campaign goes in: no clock, no rig.
  */
 import seedrandom from 'seedrandom';
-import { FAULT_KINDS, type FaultKind, type PlannedFault } from '../lib/evidence.ts';
+import { type FaultKind, type PlannedFault } from '../lib/evidence.ts';
+import { FAULT_KINDS } from '../chaos/kinds.ts';
 import { faultParams, type ResolvedCampaign, type ResolvedCompositionStep } from './types.ts';
 
 /** One fault of a slot: the same shape as a composition step (a lone fault is a one-step slot). */

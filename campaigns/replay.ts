@@ -11,8 +11,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
-import { FAULT_KINDS, type PlannedFault } from '../lib/evidence.ts';
+import { type PlannedFault } from '../lib/evidence.ts';
+import { FAULT_KINDS } from '../chaos/kinds.ts';
 import type { ResolvedCampaign } from './types.ts';
+import { EVIDENCE } from '../lib/run-store.ts';
 
 export interface StoredRun {
   /** The run directory as given. */
@@ -71,7 +73,7 @@ export function checkPlan(v: unknown, file: string): PlannedFault[] {
 
 function provenanceRunId(dir: string): string | undefined {
   try {
-    const p = JSON.parse(readFileSync(path.join(dir, 'provenance.json'), 'utf8')) as { runId?: unknown };
+    const p = JSON.parse(readFileSync(path.join(dir, EVIDENCE.provenance.file), 'utf8')) as { runId?: unknown };
     return typeof p.runId === 'string' ? p.runId : undefined;
   } catch {
     return undefined;
@@ -80,7 +82,7 @@ function provenanceRunId(dir: string): string | undefined {
 
 /** Loads a stored run's schedule for a replay. */
 export function loadStoredRun(dir: string): StoredRun {
-  const resolvedFile = path.join(dir, 'campaign.resolved.json');
+  const resolvedFile = path.join(dir, EVIDENCE.campaign.file);
   const raw = readJson(resolvedFile);
   if (!isObj(raw)) throw new QualError('BAD_INPUT_FILE', `${resolvedFile}: not an object`);
   for (const k of ['name', 'seed', 'engine', 'workload', 'schedule', 'deadlines', 'gate', 'oracle']) {
@@ -89,9 +91,9 @@ export function loadStoredRun(dir: string): StoredRun {
   const { runId, topic: _topic, oracle, ...rest } = raw as Record<string, unknown> & { oracle: Record<string, unknown> };
   const campaign = { ...rest, oracle: { sampleIntervalS: Number(oracle.sampleIntervalS) }, faults: rest.faults ?? [], compositions: rest.compositions ?? [] } as unknown as ResolvedCampaign;
   if (!Number.isFinite(campaign.oracle.sampleIntervalS)) throw new QualError('BAD_INPUT_FILE', `${resolvedFile}: oracle.sampleIntervalS is missing`);
-  const planFile = path.join(dir, 'plan.json');
+  const planFile = path.join(dir, EVIDENCE.plan.file);
   const plan = checkPlan(readJson(planFile), planFile);
-  const yamlFile = path.join(dir, 'campaign.yaml');
+  const yamlFile = path.join(dir, EVIDENCE.campaignYaml.file);
   return {
     dir,
     runId: typeof runId === 'string' ? runId : provenanceRunId(dir) ?? path.basename(path.resolve(dir)),

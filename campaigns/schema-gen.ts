@@ -10,7 +10,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { FAULT_SPECS } from '../chaos/kinds.ts';
 import { FAULT_FIELDS, type FaultField } from '../chaos/fault.ts';
-import { FAULT_KINDS, type FaultKind } from '../lib/evidence.ts';
+import { type FaultKind } from '../lib/evidence.ts';
+import { FAULT_KINDS } from '../chaos/kinds.ts';
 import { SCHEMA_PATH } from './load.ts';
 
 type Json = Record<string, unknown>;

@@ -24,6 +24,7 @@ import { QualError } from '../lib/errors.ts';
 import type { PlannedFault } from '../lib/evidence.ts';
 import type { StoredRun } from './replay.ts';
 import { shortenedSoakS } from './replay.ts';
+import { EVIDENCE } from '../lib/run-store.ts';
 
 /** A unit of the search: a lone fault, or a whole composition (all its faults). */
 export interface Unit {
@@ -202,8 +203,8 @@ function writeState(dir: string, s: ShrinkState): void {
 /** The first counter the source run's recount raised (recount.json, else verdict.json). */
 export function failingCounter(runDir: string): string | undefined {
   for (const [file, pick] of [
-    ['recount.json', (j: Record<string, unknown>) => j.counters],
-    ['verdict.json', (j: Record<string, unknown>) => j.recount],
+    [EVIDENCE.recount.file, (j: Record<string, unknown>) => j.counters],
+    [EVIDENCE.verdict.file, (j: Record<string, unknown>) => j.recount],
   ] as const) {
     try {
       const counters = pick(JSON.parse(readFileSync(path.join(runDir, file), 'utf8')) as Record<string, unknown>) as Record<string, number> | undefined;

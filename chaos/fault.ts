@@ -5,8 +5,8 @@
  * whatever is still active when the run is aborted.
  *
  * Adding a fault kind: one file here (its package, with its FaultKindSpec: label, colour,
- * schema fragments, targets, evidence), its name in lib/evidence.ts's FAULT_KINDS (the
- * compiler then asks for its line in kinds.ts), and `npm run schema` (campaigns/schema.json's
+ * schema fragments, targets, evidence), one line in kinds.ts (the only list of kinds:
+ * `FaultKind` and `FAULT_KINDS` come from it), and `npm run schema` (campaigns/schema.json's
  * kind-dependent definitions are generated from the specs; a unit test fails when stale).
  * The loader's target rules, the report's labels and the timeline's colours read the spec.
  */

@@ -1,9 +1,8 @@
 /**
- * Every fault kind, one package each. Adding a kind: one file (its package, with its spec),
- * one line here, its name in lib/evidence.ts's FAULT_KINDS (the compiler then asks for the
- * line here), and `npm run schema` to regenerate campaigns/schema.json.
+ * Every fault kind, one package each, and the only list of them: `FaultKind` and
+ * `FAULT_KINDS` come from here. Adding a kind: one file (its package, with its spec), one
+ * line here, then `npm run schema` regenerates campaigns/schema.json (CI checks it is current).
  */
-import type { FaultKind } from '../lib/evidence.ts';
 import { brokerRestart } from './broker-restart.ts';
 import { clockStep } from './clock-step.ts';
 import { coordinatorKill } from './coordinator-kill.ts';
@@ -17,7 +16,7 @@ import { storeOutage } from './store-outage.ts';
 import { storeTamper } from './store-tamper.ts';
 import { workerKill } from './worker-kill.ts';
 
-export const FAULT_PACKAGES: Record<FaultKind, FaultPackage> = {
+export const FAULT_PACKAGES = {
   'worker-kill': workerKill,
   'coordinator-kill': coordinatorKill,
   'protocol-point': protocolPoint,
@@ -29,7 +28,13 @@ export const FAULT_PACKAGES: Record<FaultKind, FaultPackage> = {
   'store-tamper': storeTamper,
   'disk-full': diskFull,
   'clock-step': clockStep,
-};
+} as const satisfies Record<string, FaultPackage>;
+
+/** A fault kind's name. */
+export type FaultKind = keyof typeof FAULT_PACKAGES;
+
+/** Every kind, in the registry's order (the report's, the schema's and the loader's). */
+export const FAULT_KINDS = Object.keys(FAULT_PACKAGES) as FaultKind[];
 
 /** Each kind's spec (label, colour, schema fragments, targets, evidence), in FAULT_KINDS order. */
 export const FAULT_SPECS: Readonly<Record<FaultKind, FaultKindSpec>> = Object.fromEntries(Object.entries(FAULT_PACKAGES).map(([k, p]) => [k, p.spec])) as Record<FaultKind, FaultKindSpec>;

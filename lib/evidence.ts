@@ -31,20 +31,9 @@ export function raisedCounters(c: Counters): string[] {
   return COUNTER_NAMES.filter((n) => c[n] > 0).map((n) => `${n}=${c[n]}`);
 }
 
-export const FAULT_KINDS = [
-  'worker-kill',
-  'coordinator-kill',
-  'protocol-point',
-  'store-outage',
-  'partition',
-  'packet-loss',
-  'broker-restart',
-  'process-pause',
-  'store-tamper',
-  'disk-full',
-  'clock-step',
-] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
+/** A fault kind's name: one per package in chaos/kinds.ts (the registry is the only list). */
+export type { FaultKind } from '../chaos/kinds.ts';
+import type { FaultKind } from '../chaos/kinds.ts';
 
 /** What a store-tamper fault's foreign writer does under the engine's prefix. */
 export const TAMPER_VARIANTS = ['foreign-put', 'overwrite', 'delete'] as const;

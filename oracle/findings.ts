@@ -20,6 +20,7 @@ import { parseClinkKey } from '../engine/clink/sink/keys.ts';
 import { COUNTER_NAMES, type CounterName, type Counters } from '../lib/evidence.ts';
 import { readJsonl } from '../lib/jsonl.ts';
 import type { BodyJudgement } from './tally.ts';
+import { EVIDENCE } from '../lib/run-store.ts';
 
 export interface FindingObject {
   key: string;
@@ -225,8 +226,8 @@ interface CheckpointLine {
  * checkpoints.jsonl from the run directory.
  */
 export function attributeCauses(findings: Finding[], runDir: string, first = 3): Finding[] {
-  const cps = readJsonl<CheckpointLine>(path.join(runDir, 'checkpoints.jsonl'));
-  const chaos = readJsonl<{ t: string; faultId: string; kind: string; target?: string; point?: string; phase: string }>(path.join(runDir, 'chaos.jsonl'));
+  const cps = readJsonl<CheckpointLine>(path.join(runDir, EVIDENCE.checkpoints.file));
+  const chaos = readJsonl<{ t: string; faultId: string; kind: string; target?: string; point?: string; phase: string }>(path.join(runDir, EVIDENCE.chaos.file));
   const windows = new Map<string, { faultId: string; kind: string; target?: string; point?: string; landed?: string; recovered?: string }>();
   for (const r of chaos) {
     const w = windows.get(r.faultId) ?? { faultId: r.faultId, kind: r.kind, ...(r.target ? { target: r.target } : {}), ...(r.point ? { point: r.point } : {}) };
@@ -314,7 +315,7 @@ export function describeCounter(counter: CounterName, fs: readonly Finding[]): s
  * stored recount is never overwritten.
  */
 export function verifyOutPath(runDir: string, now = new Date()): string {
-  const stored = path.join(runDir, 'recount.json');
+  const stored = path.join(runDir, EVIDENCE.recount.file);
   if (!existsSync(stored)) return stored;
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
   let p = path.join(runDir, `recount.verify-${stamp}.json`);

@@ -28,6 +28,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
+import { EVIDENCE } from '../lib/run-store.ts';
 
 export interface OracleSettings {
   seed: string;
@@ -43,8 +44,8 @@ export interface ProducedCounts {
   perPartition: number[];
 }
 
-export const RESOLVED_CAMPAIGN_FILE = 'campaign.resolved.json';
-export const PRODUCED_FILE = 'produced.json';
+export const RESOLVED_CAMPAIGN_FILE = EVIDENCE.campaign.file;
+export const PRODUCED_FILE = EVIDENCE.produced.file;
 
 function readJson(file: string): unknown {
   let text: string;

@@ -4,10 +4,10 @@
  * keeps its good lines and says which were skipped. Nothing here reads anything but the
  * run directory.
  */
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
-import { parseJsonl } from '../lib/jsonl.ts';
+import { EVIDENCE, EVIDENCE_DESCRIPTIONS, REQUIRED_EVIDENCE, RunStore, type EvidenceValues, type JsonKey, type JsonlKey } from '../lib/run-store.ts';
 import { normalizeVerdictName, RUN_PHASES, type ChaosRecord, type GateResult, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type Rehearsal, type ResourceSample, type RunPhase, type Sample, type Verdict } from '../lib/evidence.ts';
 
 export interface CheckpointSeen {
@@ -19,40 +19,9 @@ export interface CheckpointSeen {
 /** Files the report writes (and `runs html`'s report.html): never listed as evidence, never read back. */
 export const REPORT_OUTPUTS = ['report.md', 'timeline.svg', 'junit.xml', 'report.html'] as const;
 
-/** The evidence files a complete run leaves, in the order the report lists them. */
-export const EVIDENCE_FILES = [
-  'campaign.yaml',
-  'campaign.resolved.json',
-  'provenance.json',
-  'plan.json',
-  'gate.json',
-  'chaos.jsonl',
-  'samples.jsonl',
-  'ledger.jsonl',
-  'checkpoints.jsonl',
-  'recount.json',
-  'verdict.json',
-] as const;
-
-export const EVIDENCE_DESCRIPTIONS: Record<string, string> = {
-  'campaign.yaml': 'the campaign as given',
-  'campaign.resolved.json': 'the campaign with every default filled, as the run used it',
-  'provenance.json': 'run id, engine revision, component versions and sha256s, rig hosts',
-  'plan.json': 'the seeded fault timeline',
-  'gate.json': 'the functional gate: each condition and its evidence',
-  'chaos.jsonl': 'every fault as it moved: planned, landed (with evidence), healed, recovered',
-  'samples.jsonl': "the oracle's periodic samples: objects, events, counters, transient errors",
-  'ledger.jsonl': "the oracle's ETag ledger: every committed object it judged",
-  'checkpoints.jsonl': 'every completed checkpoint seen',
-  'recount.json': 'the separate full re-read of the settled bucket',
-  'verdict.json': 'the verdict and its reasons',
-  'produced.json': 'events the generator produced, per partition (what the recount judges against)',
-  'input-audit.json': "the input topic read back in full: duplicates, holes or mismatched lines in the input itself",
-  'pending-uploads.json': "multipart uploads still pending in the store after the run (from the engine's journal of started uploads, or counted as its plug's method says)",
-  'phases.jsonl': 'when each phase (gate, soak, drain, settle, recount) started and ended',
-  'rehearsal.json': 'the rehearsal this run follows (its run id, campaign, verdict and revision), recorded by report --rehearsal',
-  'resources.jsonl': "resource samples: RSS and CPU of every rig process and the controller, store and broker disk, the oracle's lag, each sample's duration",
-};
+/** The evidence files a complete run leaves, in the order the report lists them (lib/run-store.ts). */
+export const EVIDENCE_FILES = REQUIRED_EVIDENCE;
+export { EVIDENCE_DESCRIPTIONS };
 
 export interface RunEvidence {
   /** The run directory's own name (never its absolute path: reports must not depend on where the run is stored). */
@@ -84,30 +53,21 @@ export interface RunEvidence {
   files: { path: string; size: number }[];
 }
 
-function readJson<T>(dir: string, name: string, ev: RunEvidence): T | undefined {
-  const p = path.join(dir, name);
-  if (!existsSync(p)) {
-    ev.missing.push(name);
-    return undefined;
-  }
-  try {
-    return JSON.parse(readFileSync(p, 'utf8')) as T;
-  } catch (err) {
-    ev.unreadable.push(`${name}: ${(err as Error).message}`);
-    return undefined;
-  }
+function readJson<K extends JsonKey>(store: RunStore, key: K, ev: RunEvidence): EvidenceValues[K] | undefined {
+  const r = store.read(key);
+  if (r.ok) return r.value;
+  if (r.missing) ev.missing.push(EVIDENCE[key].file);
+  else ev.unreadable.push(`${EVIDENCE[key].file}: ${r.error}`);
+  return undefined;
 }
 
-function readJsonl<T>(dir: string, name: string, ev: RunEvidence): T[] {
-  const p = path.join(dir, name);
-  if (!existsSync(p)) {
-    ev.missing.push(name);
-    return [];
-  }
-  const bad: number[] = [];
-  const out = parseJsonl<T>(readFileSync(p, 'utf8'), (n) => bad.push(n));
+function readJsonl<K extends JsonlKey>(store: RunStore, key: K, ev: RunEvidence): EvidenceValues[K][] {
+  const r = store.lines(key);
+  const name = EVIDENCE[key].file;
+  if (r.missing) ev.missing.push(name);
+  const bad = r.skipped;
   if (bad.length) ev.unreadable.push(`${name}: ${bad.length} unreadable line${bad.length === 1 ? '' : 's'} (line ${bad.join(', ')}), skipped`);
-  return out;
+  return r.values;
 }
 
 function listFiles(dir: string): { path: string; size: number }[] {
@@ -138,23 +98,25 @@ export function readRunEvidence(runDir: string): RunEvidence {
     unreadable: [],
     files: [],
   };
-  if (!existsSync(path.join(runDir, 'campaign.yaml'))) ev.missing.push('campaign.yaml');
-  ev.campaign = readJson<ResolvedCampaign>(runDir, 'campaign.resolved.json', ev);
-  ev.provenance = readJson<Provenance>(runDir, 'provenance.json', ev);
-  if (existsSync(path.join(runDir, 'rehearsal.json'))) ev.rehearsal = readJson<Rehearsal>(runDir, 'rehearsal.json', ev);
-  ev.plan = readJson<PlannedFault[]>(runDir, 'plan.json', ev);
-  ev.gate = readJson<GateResult>(runDir, 'gate.json', ev);
-  if (existsSync(path.join(runDir, 'pending-uploads.json'))) ev.pendingUploads = readJson(runDir, 'pending-uploads.json', ev);
-  ev.chaos = readJsonl<ChaosRecord>(runDir, 'chaos.jsonl', ev);
-  ev.samples = readJsonl<Sample>(runDir, 'samples.jsonl', ev);
-  ev.ledger = readJsonl<LedgerEntry>(runDir, 'ledger.jsonl', ev);
-  ev.checkpoints = readJsonl<CheckpointSeen>(runDir, 'checkpoints.jsonl', ev);
-  ev.recount = readJson<Recount>(runDir, 'recount.json', ev);
-  ev.verdict = readJson<Verdict>(runDir, 'verdict.json', ev);
+  const store = new RunStore(runDir);
+  const optional = <K extends JsonKey>(key: K) => (store.has(key) ? readJson(store, key, ev) : undefined);
+  if (!store.has('campaignYaml')) ev.missing.push(EVIDENCE.campaignYaml.file);
+  ev.campaign = readJson(store, 'campaign', ev);
+  ev.provenance = readJson(store, 'provenance', ev);
+  ev.rehearsal = optional('rehearsal');
+  ev.plan = readJson(store, 'plan', ev);
+  ev.gate = readJson(store, 'gate', ev);
+  ev.pendingUploads = optional('pendingUploads');
+  ev.chaos = readJsonl(store, 'chaos', ev);
+  ev.samples = readJsonl(store, 'samples', ev);
+  ev.ledger = readJsonl(store, 'ledger', ev);
+  ev.checkpoints = readJsonl(store, 'checkpoints', ev);
+  ev.recount = readJson(store, 'recount', ev);
+  ev.verdict = readJson(store, 'verdict', ev);
   if (ev.verdict?.verdict) ev.verdict.verdict = normalizeVerdictName(ev.verdict.verdict) as Verdict['verdict'];
-  if (existsSync(path.join(runDir, 'phases.jsonl'))) ev.phases = readJsonl<PhaseMark>(runDir, 'phases.jsonl', ev);
-  if (existsSync(path.join(runDir, 'resources.jsonl'))) ev.resources = readJsonl<ResourceSample>(runDir, 'resources.jsonl', ev);
-  if (existsSync(path.join(runDir, 'input-audit.json'))) ev.inputAudit = readJson(runDir, 'input-audit.json', ev);
+  if (store.has('phases')) ev.phases = readJsonl(store, 'phases', ev);
+  if (store.has('resources')) ev.resources = readJsonl(store, 'resources', ev);
+  ev.inputAudit = optional('inputAudit');
   ev.missing.sort((a, b) => EVIDENCE_FILES.indexOf(a as never) - EVIDENCE_FILES.indexOf(b as never));
   ev.files = listFiles(runDir);
   return ev;

@@ -7,7 +7,8 @@
  * it may have stayed in force), or whose story the log does not
  * finish (an aborted run), is listed apart and never counted.
  */
-import { FAULT_KINDS, type ChaosRecord, type FaultKind, type PlannedFault } from '../lib/evidence.ts';
+import { type ChaosRecord, type FaultKind, type PlannedFault } from '../lib/evidence.ts';
+import { FAULT_KINDS } from '../chaos/kinds.ts';
 import type { RunEvidence } from './evidence.ts';
 
 export type FaultStatus = 'survived' | 'not landed' | 'heal failed' | 'not recovered' | 'no recovery recorded' | 'not attempted';

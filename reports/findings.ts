@@ -10,12 +10,13 @@ import { COUNTER_NAMES, type CounterName } from '../lib/evidence.ts';
 import { describeCounter, readFindings, type Finding } from '../oracle/findings.ts';
 import type { RunEvidence } from './evidence.ts';
 import { table } from './format.ts';
+import { EVIDENCE } from '../lib/run-store.ts';
 
 /** The evidence with the run's findings.jsonl attached (absent when the run has none). */
 export type WithFindings = RunEvidence & { findings?: Finding[] };
 
 export function attachFindings(ev: RunEvidence, runDir: string): WithFindings {
-  const f = path.join(runDir, 'findings.jsonl');
+  const f = path.join(runDir, EVIDENCE.findings.file);
   return existsSync(f) ? { ...ev, findings: readFindings(f) } : ev;
 }
 

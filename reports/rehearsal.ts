@@ -5,13 +5,12 @@
  * the rehearsal's own evidence (verdict.json, provenance.json); later reports of RUN_DIR
  * read it from there, so the link survives re-reporting.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
 import type { Rehearsal } from '../lib/evidence.ts';
 import { isRunDir, readRunListing } from './runs-list.ts';
-
-export const REHEARSAL_FILE = 'rehearsal.json';
+import { EVIDENCE, RunStore } from '../lib/run-store.ts';
 
 /** The rehearsal's identity from its run directory; refuses a directory with no verdict (a rehearsal that did not finish rehearses nothing). */
 export function readRehearsal(dir: string): Rehearsal {
@@ -35,7 +34,7 @@ export function readRehearsal(dir: string): Rehearsal {
 
 /** The run id its own evidence records (a committed copy's directory is often named otherwise). */
 function recordedRunId(dir: string): string | undefined {
-  for (const f of ['verdict.json', 'provenance.json']) {
+  for (const f of [EVIDENCE.verdict.file, EVIDENCE.provenance.file]) {
     try {
       const id = (JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { runId?: unknown }).runId;
       if (typeof id === 'string' && id) return id;
@@ -50,15 +49,13 @@ function recordedRunId(dir: string): string | undefined {
 export function recordRehearsal(runDir: string, rehearsalDir: string): Rehearsal {
   if (path.resolve(runDir) === path.resolve(rehearsalDir)) throw new QualError('BAD_ARGUMENTS', `--rehearsal ${rehearsalDir}: a run cannot be its own rehearsal`);
   const r = readRehearsal(rehearsalDir);
-  writeFileSync(path.join(runDir, REHEARSAL_FILE), JSON.stringify(r, null, 2) + '\n');
+  new RunStore(runDir).write('rehearsal', r);
   return r;
 }
 
 /** RUN_DIR/rehearsal.json, or undefined when the run names none. */
 export function storedRehearsal(runDir: string): Rehearsal | undefined {
-  const f = path.join(runDir, REHEARSAL_FILE);
-  if (!existsSync(f)) return undefined;
-  return JSON.parse(readFileSync(f, 'utf8')) as Rehearsal;
+  return new RunStore(runDir).get('rehearsal');
 }
 
 /**

@@ -11,7 +11,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { COUNTER_NAMES, FAULT_KINDS, type CounterName, type FaultKind } from '../lib/evidence.ts';
+import { COUNTER_NAMES, type CounterName, type FaultKind } from '../lib/evidence.ts';
+import { FAULT_KINDS } from '../chaos/kinds.ts';
 import { FAULT_SPECS } from '../chaos/kinds.ts';
 import { EVIDENCE_DESCRIPTIONS, readRunEvidence, type RunEvidence } from './evidence.ts';
 import { compositionSummaries, faultOutcomes, isDecisive, pointCoverage, summaryByKind, type FaultOutcome } from './faults.ts';
@@ -22,6 +23,7 @@ import { resourcesSection } from './resources.ts';
 import { seedComparisonSection } from './seed-comparison.ts';
 import { describeRehearsal } from './rehearsal.ts';
 import { renderTimelineSvg } from './timeline-svg.ts';
+import { EVIDENCE } from '../lib/run-store.ts';
 
 const KIND_LABELS: Record<FaultKind, string> = Object.fromEntries(Object.entries(FAULT_SPECS).map(([k, spec]) => [k, spec.label])) as Record<FaultKind, string>;
 
@@ -143,7 +145,7 @@ function provenance(x: Ctx): string[] {
   const { ev } = x;
   const p = ev.provenance;
   const out = ['## Provenance', ''];
-  if (!p) return [...out, MISSING('provenance.json'), ''];
+  if (!p) return [...out, MISSING(EVIDENCE.provenance.file), ''];
   const v = ev.verdict;
   const sinkCond = ev.gate?.conditions.find((c) => /sink/i.test(c.name));
   const rows: unknown[][] = [
@@ -194,7 +196,7 @@ function measured(x: Ctx): string[] {
   );
   out.push('');
   out.push('### The functional gate', '');
-  if (!ev.gate) return [...out, MISSING('gate.json'), ''];
+  if (!ev.gate) return [...out, MISSING(EVIDENCE.gate.file), ''];
   out.push(
     `Nothing soaked until the gate ${ev.gate.passed ? 'had shown every condition below' : 'was passed — and it was not'}${c ? ` (deadline ${fmtDuration(c.gate.deadlineS)}, gate fault: ${c.gate.fault})` : ''}:`,
     '',
@@ -222,7 +224,7 @@ function workload(x: Ctx): string[] {
 function survived(x: Ctx): string[] {
   const { ev, outcomes } = x;
   const out = ['## What the engine survived', ''];
-  if (!ev.plan && !ev.chaos.length) return [...out, MISSING('plan.json'), MISSING('chaos.jsonl'), ''];
+  if (!ev.plan && !ev.chaos.length) return [...out, MISSING(EVIDENCE.plan.file), MISSING(EVIDENCE.chaos.file), ''];
   const kinds = summaryByKind(outcomes).filter((k) => k.planned > 0);
   const rec = ev.campaign?.deadlines.recoveryS;
   out.push(
@@ -324,7 +326,7 @@ function outcome(x: Ctx): string[] {
     ...COUNTER_NAMES.map((n) => [COUNTER_LABELS[n].row, fmtInt(r?.counters[n]), fmtInt(oracle?.[n]), agree(r?.counters[n], oracle?.[n])]),
   ];
   out.push(table(['Property', 'Recount (fresh full re-read)', 'Oracle (running)', 'Agree'], rows), '');
-  if (!r) out.push(MISSING('recount.json'), '');
+  if (!r) out.push(MISSING(EVIDENCE.recount.file), '');
   const a = ev.inputAudit;
   if (a) {
     out.push(
@@ -348,7 +350,7 @@ function outcome(x: Ctx): string[] {
         '',
       );
     }
-  } else out.push(MISSING('verdict.json'), '');
+  } else out.push(MISSING(EVIDENCE.verdict.file), '');
   return out;
 }
 

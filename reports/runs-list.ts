@@ -11,11 +11,12 @@
 import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { COUNTER_NAMES, normalizeVerdictName, type Counters } from '../lib/evidence.ts';
+import { EVIDENCE } from '../lib/run-store.ts';
 
 export const LATEST = 'latest';
 
 /** Files whose presence makes a directory a run's (the runner writes them in its first seconds). */
-const RUN_MARKERS = ['provenance.json', 'campaign.resolved.json', 'plan.json', 'verdict.json', 'preflight.json'];
+const RUN_MARKERS = [EVIDENCE.provenance.file, EVIDENCE.campaign.file, EVIDENCE.plan.file, EVIDENCE.verdict.file, EVIDENCE.preflight.file];
 
 export interface RunListing {
   id: string;
@@ -124,9 +125,9 @@ export function isRunDir(dir: string): boolean {
 /** One run's summary from its evidence files. */
 export function readRunListing(dir: string): RunListing {
   const abs = path.resolve(dir);
-  const prov = readJson(path.join(abs, 'provenance.json'));
-  const verdict = readJson(path.join(abs, 'verdict.json'));
-  const camp = readJson(path.join(abs, 'campaign.resolved.json'));
+  const prov = readJson(path.join(abs, EVIDENCE.provenance.file));
+  const verdict = readJson(path.join(abs, EVIDENCE.verdict.file));
+  const camp = readJson(path.join(abs, EVIDENCE.campaign.file));
   const eng = obj(prov?.engine);
   const campEngine = obj(camp?.engine);
   const mutant = str(eng?.mutant) ?? str(campEngine?.mutant);
@@ -134,14 +135,14 @@ export function readRunListing(dir: string): RunListing {
   let endedAt = str(verdict?.endedAt);
   let endedFrom: RunListing['endedFrom'] = endedAt ? 'verdict' : null;
   if (!endedAt) {
-    const ts = [lastT(path.join(abs, 'samples.jsonl')), lastT(path.join(abs, 'phases.jsonl'))].filter((t): t is string => !!t);
+    const ts = [lastT(path.join(abs, EVIDENCE.samples.file)), lastT(path.join(abs, EVIDENCE.phases.file))].filter((t): t is string => !!t);
     if (ts.length) {
       endedAt = ts.reduce((a, b) => (Date.parse(a) >= Date.parse(b) ? a : b));
       endedFrom = 'last evidence';
     }
   }
   const durationS = startedAt && endedAt ? Math.max(0, Math.round((Date.parse(endedAt) - Date.parse(startedAt)) / 1000)) : null;
-  const findings = readFindingLines(path.join(abs, 'findings.jsonl'));
+  const findings = readFindingLines(path.join(abs, EVIDENCE.findings.file));
   const runCounters = counters(verdict?.recount) ?? counters(verdict?.oracle);
   // The first finding of a counter the verdict raised: findings of the harness's own store
   // tampering are in findings.jsonl too, but the verdict does not count them (verdict.ts).

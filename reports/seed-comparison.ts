@@ -4,7 +4,8 @@
  * written here once, each with where in QUAL-03.md it comes from; this run's figures are
  * read from its evidence. A row "meets" when this run's figure is at least the seed's.
  */
-import { FAULT_KINDS, type FaultKind } from '../lib/evidence.ts';
+import { type FaultKind } from '../lib/evidence.ts';
+import { FAULT_KINDS } from '../chaos/kinds.ts';
 import { phaseSpans, type RunEvidence } from './evidence.ts';
 import { compositionSummaries, isDecisive, type FaultOutcome } from './faults.ts';
 import { fmtDuration, fmtInt, table } from './format.ts';

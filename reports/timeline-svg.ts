@@ -18,7 +18,8 @@
  * the evidence.
  */
 import { FAULT_SPECS } from '../chaos/kinds.ts';
-import { FAULT_KINDS, RUN_PHASES, type FaultKind } from '../lib/evidence.ts';
+import { RUN_PHASES, type FaultKind } from '../lib/evidence.ts';
+import { FAULT_KINDS } from '../chaos/kinds.ts';
 import { resourceSeries } from '../lib/resource-trend.ts';
 import { phaseSpans, soakStart, type RunEvidence } from './evidence.ts';
 import { faultOutcomes } from './faults.ts';

@@ -9,6 +9,7 @@ import { MAX_REPEAT, UNTIL_FAIL_DEFAULT_CAP, parseRepeat, repeatRuns, tallyLines
 import { checkRunId } from '../../campaigns/runner/run-dir.ts';
 import { runsDir } from '../../lib/paths.ts';
 import { faultKindsHelp, mutantNamesHelp } from './help-lists.ts';
+import { EVIDENCE } from '../../lib/run-store.ts';
 
 const command: Command = {
   name: 'campaign run',
@@ -75,7 +76,7 @@ Exit: 0 PASS, 1 FAIL or GATE_FAILED, 2 aborted/unknown, 254 bad input, 255 inter
     if (repeat && givenId !== undefined) for (let i = 1; i <= repeat.count; i++) checkRunId(runIdOf(i)!, runsDir());
     const runOnce = (i: number) =>
       runCampaign({
-        campaignFile: stored ? path.join(stored.dir, 'campaign.yaml') : positionals[0]!,
+        campaignFile: stored ? path.join(stored.dir, EVIDENCE.campaignYaml.file) : positionals[0]!,
         ...(stored ? { replay: { stored, ...sub } } : {}),
         ...(typeof values.inventory === 'string' ? { inventory: values.inventory } : {}),
         ...(typeof values.mutant === 'string' ? { mutant: values.mutant } : {}),

@@ -9,6 +9,7 @@ import { shQuote } from '../../rig/process.ts';
 import { loadStoredRun } from '../../campaigns/replay.ts';
 import { failingCounter, shrink, type CandidateRun } from '../../campaigns/shrink.ts';
 import { RUN_ID_PATTERN } from '../../campaigns/runner/run-dir.ts';
+import { EVIDENCE } from '../../lib/run-store.ts';
 
 /** Seconds from `90`, `90s`, `45m`, `2h`. */
 function seconds(v: string, what: string): number {
@@ -56,7 +57,7 @@ written), 254 bad input (not a FAILed run), 255 internal error.`,
     const stored = loadStoredRun(dir);
     let verdict: { verdict?: string; recount?: Record<string, number> };
     try {
-      verdict = JSON.parse(readFileSync(path.join(dir, 'verdict.json'), 'utf8')) as typeof verdict;
+      verdict = JSON.parse(readFileSync(path.join(dir, EVIDENCE.verdict.file), 'utf8')) as typeof verdict;
     } catch {
       throw new QualError('BAD_ARGUMENTS', `${dir}/verdict.json is missing or unreadable: only a finished FAILed run can be shrunk`);
     }
@@ -79,7 +80,7 @@ written), 254 bad input (not a FAILed run), 255 internal error.`,
 
     const readRun = (runId: string): CandidateRun | null => {
       try {
-        const v = JSON.parse(readFileSync(path.join(runsDir(), runId, 'verdict.json'), 'utf8')) as { verdict: string; recount?: Record<string, number> };
+        const v = JSON.parse(readFileSync(path.join(runsDir(), runId, EVIDENCE.verdict.file), 'utf8')) as { verdict: string; recount?: Record<string, number> };
         if (v.verdict === 'ABORTED') return null; // an interrupted candidate decides nothing
         return { verdict: v.verdict, counterValue: v.recount?.[counter] ?? 0 };
       } catch {

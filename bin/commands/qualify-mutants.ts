@@ -7,6 +7,7 @@ import { loadForRun, runCampaign } from '../../campaigns/runner/run.ts';
 import { firstFinding, isCaught, killTableExit, renderKillTable, type KillRow } from '../../campaigns/runner/kill-table.ts';
 import { raisedCounters } from '../../lib/evidence.ts';
 import { mutantNamesHelp } from './help-lists.ts';
+import { EVIDENCE } from '../../lib/run-store.ts';
 
 const command: Command = {
   name: 'qualify-mutants',
@@ -51,7 +52,7 @@ control did not pass, 2 interrupted or the environment stopped it, 254 bad argum
       const { runDir, verdict } = await runCampaign({ campaignFile: file, ...(m ? { mutant: m.name } : {}) });
       let samples = '';
       try {
-        samples = readFileSync(path.join(runDir, 'samples.jsonl'), 'utf8');
+        samples = readFileSync(path.join(runDir, EVIDENCE.samples.file), 'utf8');
       } catch {
         // no samples: the run ended before the soak
       }

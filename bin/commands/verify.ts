@@ -6,6 +6,7 @@ import { COUNTER_NAMES, type Recount } from '../../lib/evidence.ts';
 import { recount } from '../../oracle/recount.ts';
 import { FindingsCollector, attributeCauses, findingsPathFor, firstSeenFromLedger, verifyOutPath, writeFindings } from '../../oracle/findings.ts';
 import { checkOracleSettings, checkProduced, readOracleSettings, readProduced, type OracleSettings } from '../../oracle/run-settings.ts';
+import { EVIDENCE } from '../../lib/run-store.ts';
 
 const command: Command = {
   name: 'verify',
@@ -77,7 +78,7 @@ Exit codes: 0 when every counter is zero, 1 otherwise, 2 the store could not be 
       if (!existsSync(runDir)) throw new QualError('BAD_ARGUMENTS', `no such run directory: ${runDir}`);
       settings = readOracleSettings(runDir);
       produced = readProduced(runDir, settings.partitions);
-      ledgerPath ??= path.join(runDir, 'ledger.jsonl');
+      ledgerPath ??= path.join(runDir, EVIDENCE.ledger.file);
       outPath ??= verifyOutPath(runDir);
       if (!credentials) {
         const { readRigState, readStoreCredentials } = await import('../../rig/state.ts');

@@ -1,8 +1,8 @@
 /**
- * A run's folder, written as the run goes, so a crash or an abort keeps the history.
- * JSON files are replaced atomically; JSONL files are appended line by line.
+ * A run's id: made fresh, or given and checked (the run's folder itself is a RunStore,
+ * lib/run-store.ts).
  */
-import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { QualError } from '../../lib/errors.ts';
 
@@ -20,37 +20,6 @@ export function checkRunId(id: string, runsRoot: string): void {
   }
   const dir = path.join(runsRoot, id);
   if (existsSync(dir)) throw new QualError('BAD_ARGUMENTS', `--run-id '${id}': ${dir} already exists; a run id is used once (its evidence, topic and prefix belong to that run)`);
-}
-
-export class RunDir {
-  readonly dir: string;
-  /** fresh: the directory must not exist yet (a reused run id is refused, never appended to). */
-  constructor(dir: string, opts: { fresh?: boolean } = {}) {
-    this.dir = dir;
-    if (opts.fresh) {
-      mkdirSync(path.dirname(dir), { recursive: true });
-      try {
-        mkdirSync(dir);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new QualError('BAD_ARGUMENTS', `${dir} already exists; a run id is used once`);
-        throw err;
-      }
-    } else mkdirSync(dir, { recursive: true });
-  }
-  path(name: string): string {
-    return path.join(this.dir, name);
-  }
-  writeJson(name: string, value: unknown): void {
-    const p = this.path(name);
-    writeFileSync(p + '.tmp', JSON.stringify(value, null, 2) + '\n');
-    renameSync(p + '.tmp', p);
-  }
-  writeText(name: string, text: string): void {
-    writeFileSync(this.path(name), text);
-  }
-  append(name: string, value: unknown): void {
-    appendFileSync(this.path(name), JSON.stringify(value) + '\n');
-  }
 }
 
 /** A run id: <campaign>-<UTC yyyymmddThhmmss>-<4 hex>. */

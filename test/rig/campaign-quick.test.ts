@@ -8,7 +8,8 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { FAULT_KINDS, type FaultKind, type Verdict } from '../../lib/evidence.ts';
+import { type FaultKind, type Verdict } from '../../lib/evidence.ts';
+import { FAULT_KINDS } from '../../chaos/kinds.ts';
 import { repoRoot, runsDir } from '../../lib/paths.ts';
 import { chaosOf } from '../helpers/campaign.ts';
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { loadCampaign, parseCampaign } from '../../../campaigns/load.ts';
 import { MANDATORY_FAULT_POINTS } from '../../../campaigns/types.ts';
 import { QualError } from '../../../lib/errors.ts';
-import { FAULT_KINDS } from '../../../lib/evidence.ts';
+import { FAULT_KINDS } from '../../../chaos/kinds.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 process.chdir(repo);

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { countSlots, loadCampaign } from '../../../campaigns/load.ts';
 import { expectedWallTime, formatPlanJson, planCampaign, totalsByKind } from '../../../campaigns/plan.ts';
 import { MANDATORY_FAULT_POINTS, type ResolvedCampaign } from '../../../campaigns/types.ts';
-import { FAULT_KINDS, type PlannedFault } from '../../../lib/evidence.ts';
+import { type PlannedFault } from '../../../lib/evidence.ts';
+import { FAULT_KINDS } from '../../../chaos/kinds.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 process.chdir(repo);

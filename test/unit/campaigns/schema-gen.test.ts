@@ -10,7 +10,7 @@ import { FAULT_PACKAGES, FAULT_SPECS } from '../../../chaos/kinds.ts';
 import { FAULT_FIELDS } from '../../../chaos/fault.ts';
 import { faultFieldsDefinition, faultKindDefinition, generateSchema } from '../../../campaigns/schema-gen.ts';
 import { SCHEMA_PATH } from '../../../campaigns/load.ts';
-import { FAULT_KINDS } from '../../../lib/evidence.ts';
+import { FAULT_KINDS } from '../../../chaos/kinds.ts';
 import { KIND_COLOURS } from '../../../reports/timeline-svg.ts';
 
 const SAMPLE: Record<(typeof FAULT_FIELDS)[number], unknown> = { durationS: 5, share: 0.2, points: ['sink.after-commit'], point: 'sink.after-commit', variant: 'overwrite', offsetS: -60 };

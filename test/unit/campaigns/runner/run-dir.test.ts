@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RunDir, checkRunId } from '../../../../campaigns/runner/run-dir.ts';
+import { checkRunId } from '../../../../campaigns/runner/run-dir.ts';
+import { RunStore } from '../../../../lib/run-store.ts';
 import { QualError } from '../../../../lib/errors.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -37,13 +38,13 @@ t.test('ids that are not one safe path segment are refused', async (t) => {
   for (const id of ['quick-20261203T070000-abcd', 'r1', 'my_run.2']) t.equal(badArgs(() => checkRunId(id, runs)), 'accepted', id);
 });
 
-t.test('a reused id is refused, and RunDir never appends to an existing run', async (t) => {
+t.test('a reused id is refused, and a fresh RunStore never appends to an existing run', async (t) => {
   const runs = tmpRuns(t);
   mkdirSync(path.join(runs, 'old-run'), { recursive: true });
   writeFileSync(path.join(runs, 'old-run', 'chaos.jsonl'), '{}\n');
   t.match(badArgs(() => checkRunId('old-run', runs)), /already exists; a run id is used once/);
-  t.match(badArgs(() => new RunDir(path.join(runs, 'old-run'), { fresh: true })), /already exists/);
-  const d = new RunDir(path.join(runs, 'new-run'), { fresh: true });
+  t.match(badArgs(() => new RunStore(path.join(runs, 'old-run'), { fresh: true })), /already exists/);
+  const d = new RunStore(path.join(runs, 'new-run'), { fresh: true });
   t.ok(existsSync(d.dir));
 });
 

@@ -1,0 +1,401 @@
+/**
+ * A campaign's phases, in order, over one RunContext (campaigns/runner/context.ts):
+ *
+ *   deploy    the input topic, the engine, the generator, the oracle, the resource sampler
+ *   gate      the pipeline shown working, one fault landed and recovered (no soak without it)
+ *   soak      the planned faults at their times, for the soak's length
+ *   drain     the input stopped, every fault healed, wait until everything produced is committed
+ *   settle    idle checkpoints with no input left, the engine stopped, the bucket's last sample
+ *   wrap-up   always, even after an abort: heal, collect logs, count pending uploads, stop
+ *   recount   the input audit, then a separate process re-reads the settled bucket
+ *   verdict   decided from the evidence, written with the report
+ *
+ * `RUN_PHASES` lists the in-run phases the runner walks (deploy → settle); each throws to
+ * end the run early and leaves its findings in `ctx.out`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ChaosController } from '../../chaos/controller.ts';
+import type { Engine, EngineHealth } from '../../engine/engine.ts';
+import type { GateCondition, GateResult, PlannedFault, Verdict } from '../../lib/evidence.ts';
+import { zeroCounters } from '../../lib/evidence.ts';
+import { repoRoot } from '../../lib/paths.ts';
+import type { RunStore } from '../../lib/run-store.ts';
+import { sleep } from '../../lib/sleep.ts';
+import { auditInput } from '../../oracle/input-audit.ts';
+import { IncrementalJudge } from '../../oracle/judge.ts';
+import { EventProducer, ensureTopic } from '../../oracle/producer.ts';
+import { Sampler } from '../../oracle/sampler.ts';
+import { writeReports } from '../../reports/report.ts';
+import { healAll } from '../../rig/faults.ts';
+import { shQuote } from '../../rig/process.ts';
+import type { RigState } from '../../rig/types.ts';
+import type { FaultContext } from '../../chaos/fault.ts';
+import type { ResolvedCampaign } from '../types.ts';
+import { MANDATORY_FAULT_POINTS } from '../types.ts';
+import type { RunContext } from './context.ts';
+import { countPendingUploads } from './pending-uploads.ts';
+import { ResourceSampler, readResources } from './resources.ts';
+import { readLedger } from './tamper.ts';
+import { decideVerdict } from './verdict.ts';
+
+export type Phase = (ctx: RunContext) => Promise<void>;
+
+/** Deploy: the input topic, the engine, the generator, the oracle, the samplers. */
+export const deploy: Phase = async (ctx) => {
+  const { rig, campaign, engine, topic, prefix, runId, mutant, plan, credentials, remote, store, log } = ctx.run;
+  const w = campaign.workload;
+  await ensureTopic(rig.kafka.bootstrap, topic, w.partitions, Math.min(3, rig.kafka.brokers.length));
+  log(`topic ${topic} (${w.partitions} partitions); output s3://${rig.store.bucket}/${prefix}`);
+  await engine.deploy(
+    { rig, remote, credentials, runId, log },
+    {
+      topic,
+      partitions: w.partitions,
+      bucket: rig.store.bucket,
+      prefix,
+      checkpointIntervalMs: w.checkpointIntervalS * 1000,
+      ...(mutant !== 'none' ? { mutant } : {}),
+      // Clock steps need the engine's processes under a controlled clock (rig/clock.ts).
+      ...(plan.some((f) => f.kind === 'clock-step') ? { controlledClock: true } : {}),
+    },
+  );
+  await engine.start();
+  log(`engine ${engine.name} started${mutant !== 'none' ? ` with mutant ${mutant}` : ''}`);
+  const producer = await EventProducer.open({
+    bootstrap: rig.kafka.bootstrap,
+    topic,
+    seed: campaign.seed,
+    partitions: w.partitions,
+    keys: w.keys,
+    rate: w.rate,
+    ...(w.totalEvents ? { total: w.totalEvents } : {}),
+    clientId: `clink-qual-${runId}`.slice(0, 100),
+  });
+  ctx.producer = producer;
+  producer.start();
+  const judge = new IncrementalJudge({
+    store: { endpoint: rig.store.endpoint, region: rig.store.region, ...credentials },
+    bucket: rig.store.bucket,
+    prefix,
+    seed: campaign.seed,
+    partitions: w.partitions,
+    keys: w.keys,
+    ledgerPath: store.path('ledger'),
+    onFinding: (f) => log(`oracle: ${f}`),
+  });
+  ctx.judge = judge;
+  const sampler = new Sampler({
+    judge,
+    produced: () => producer.produced(),
+    checkpoints: () => ctx.health?.completedCheckpoints,
+    samplesPath: store.path('samples'),
+    intervalMs: campaign.oracle.sampleIntervalS * 1000,
+    deadlineMs: campaign.deadlines.sampleStuckS * 1000,
+  });
+  ctx.sampler = sampler;
+  sampler.start();
+  ctx.resources = new ResourceSampler({
+    rig,
+    remote,
+    path: store.path('resources'),
+    intervalMs: campaign.oracle.sampleIntervalS * 1000,
+    produced: () => producer.total,
+    judged: () => judge.tally.distinct,
+    listObjects: async () => (await judge.store.list(prefix)).length,
+    oracleObjects: () => judge.objects,
+    oracleLastSampleAt: () => sampler.last?.t,
+  });
+  ctx.resources.start();
+  ctx.startHealthPolling();
+};
+
+/** Gate: each condition shown within the deadline, then one fault landed and recovered. */
+export const gate: Phase = async (ctx) => {
+  const { campaign, engine, store, log } = ctx.run;
+  ctx.enterPhase('gate');
+  ctx.out.gate = await runGate(campaign, engine, ctx.controller, () => ctx.producer!.total, () => ctx.sampler!.last?.objects ?? 0, () => ctx.health, ctx.signal, log);
+  store.write('gate', ctx.out.gate);
+  ctx.throwIfAborted();
+  log(ctx.out.gate.passed ? 'gate passed: soak begins' : 'GATE FAILED: no soak');
+};
+
+/** Soak: the plan's faults at their times, for the soak's length (only after a passed gate). */
+export const soak: Phase = async (ctx) => {
+  if (!ctx.out.gate?.passed) return;
+  const soakStart = Date.now();
+  ctx.out.soakStartMs = soakStart;
+  ctx.enterPhase('soak', soakStart);
+  await ctx.controller.run(soakStart);
+  await sleep(soakStart + ctx.run.campaign.workload.soakS * 1000 - Date.now(), ctx.signal);
+  if (ctx.sampler!.stuck) ctx.out.stuck = ctx.sampler!.stuckError?.message;
+  ctx.throwIfAborted();
+};
+
+/** Drain: stop the input, heal everything, wait until all produced is committed. */
+export const drain: Phase = async (ctx) => {
+  const { campaign, engine, rig, remote, store, log } = ctx.run;
+  const producer = ctx.producer!;
+  const sampler = ctx.sampler!;
+  ctx.throwIfAborted();
+  ctx.enterPhase('drain');
+  await producer.stop();
+  store.write('produced', { perPartition: producer.produced() });
+  log(`drain: input stopped at ${producer.total} events; healing everything`);
+  await ctx.controller.healActive();
+  await healAll(rig, remote);
+  await engine.disarmFaultPoints();
+  await sampler.stop();
+  const drainDeadline = Date.now() + campaign.deadlines.drainS * 1000;
+  const target = producer.total;
+  while (!ctx.aborted) {
+    const s = await sampler.sample(ctx.signal);
+    if (s.stuck) {
+      ctx.out.stuck = sampler.stuckError?.message ?? 'a sample could not complete';
+      break;
+    }
+    if (s.events >= target) {
+      ctx.out.drainConverged = true;
+      break;
+    }
+    if (Date.now() > drainDeadline) break;
+    await sleep(2000, ctx.signal);
+  }
+  log(ctx.out.drainConverged ? `drain converged: ${sampler.last?.events} of ${target} events committed` : `drain did NOT converge: ${sampler.last?.events} of ${target} committed`);
+  ctx.throwIfAborted();
+};
+
+/**
+ * Settle: with no input left, let the engine take two more checkpoints (the second one's
+ * barrier comes after everything was committed: an idle barrier must commit nothing), then
+ * stop it, so the judge's last sample and the recount read one settled bucket. Only after a
+ * drain that converged.
+ */
+export const settle: Phase = async (ctx) => {
+  const { campaign, engine, log } = ctx.run;
+  const sampler = ctx.sampler!;
+  if (ctx.out.drainConverged) {
+    ctx.enterPhase('settle');
+    const waitS = Math.max(30, campaign.workload.checkpointIntervalS * 4);
+    const idle = await waitCheckpoints(engine, 2, waitS * 1000, ctx.signal);
+    if (idle === null) ctx.out.settleWarning = `no idle checkpoint completed within ${waitS} s after the drain; idle barriers were not exercised`;
+    log(idle === null ? `settle: ${ctx.out.settleWarning}` : `settle: checkpoint ${idle} completed with no input left`);
+    await ctx.pollHealth(); // the last checkpoints into checkpoints.jsonl while the coordinator still answers
+    await engine.stop();
+    log('settle: engine stopped; last sample of the settled bucket');
+    const last = await sampler.sample(ctx.signal);
+    if (last.stuck) ctx.out.stuck = sampler.stuckError?.message ?? 'a sample could not complete';
+  }
+  ctx.throwIfAborted();
+  ctx.out.oracleCounters = sampler.last?.counters ?? zeroCounters();
+};
+
+/** The phases that run in order until one throws; wrap-up runs after them whatever happened. */
+export const RUN_PHASE_STEPS: readonly Phase[] = [deploy, gate, soak, drain, settle];
+
+/** Wrap-up, always: heal, stop the samplers, then evidence first (logs, pending uploads), then stop the engine. */
+export const wrapUp: Phase = async (ctx) => {
+  const { engine, rig, remote, store, credentials, log } = ctx.run;
+  ctx.enterPhase('wrap-up');
+  ctx.stopHealthPolling();
+  await ctx.controller.healActive().catch(() => {});
+  await healAll(rig, remote).catch(() => {});
+  await engine.disarmFaultPoints().catch(() => {});
+  if (ctx.producer) {
+    await ctx.producer.stop().catch(() => {});
+    if (!store.has('produced')) store.write('produced', { perPartition: ctx.producer.produced() });
+  }
+  await ctx.sampler?.stop().catch(() => {});
+  await ctx.resources?.stop().catch(() => {});
+  if (ctx.health) await ctx.pollHealth();
+  try {
+    const files = await engine.collectLogs(store.path('logs'));
+    log(`collected ${files.length} engine log files`);
+  } catch (err) {
+    log(`could not collect engine logs: ${(err as Error).message}`);
+  }
+  await collectRigLogs(rig, remote, store).catch((err) => log(`could not collect rig logs: ${(err as Error).message}`));
+  try {
+    if (engine.startedUploads) {
+      const started = await engine.startedUploads();
+      const r = await countPendingUploads(rig.store, credentials, started);
+      ctx.out.pendingUploads = r.pending;
+      store.write('pendingUploads', { started: started.length, ...r });
+    } else if (engine.pendingUploads) {
+      const r = await engine.pendingUploads(rig.store, credentials);
+      ctx.out.pendingUploads = r.pending;
+      store.write('pendingUploads', r);
+    }
+  } catch (err) {
+    log(`could not count pending uploads: ${(err as Error).message}`);
+  }
+  await engine.stop().catch((err) => log(`engine stop: ${(err as Error).message}`));
+  ctx.judge?.close();
+};
+
+/** The input audit, then the separate recount in its own process (not after an abort, nor when nothing was produced). */
+export const recount: Phase = async (ctx) => {
+  const { campaign, rig, topic, store, log } = ctx.run;
+  if (ctx.aborted || !ctx.producer) return;
+  const w = campaign.workload;
+  try {
+    const audit = await auditInput({ bootstrap: rig.kafka.bootstrap, topic, seed: campaign.seed, partitions: w.partitions, keys: w.keys, timeoutMs: 5 * 60_000 });
+    store.write('inputAudit', audit);
+    log(`input audit: ${audit.records} records, ${audit.clean ? 'clean' : `anomalies: ${audit.findings.slice(0, 3).join('; ')}`}`);
+  } catch (err) {
+    log(`input audit failed: ${(err as Error).message}`);
+  }
+  ctx.enterPhase('recount');
+  log('recount: a separate process re-reads the settled bucket');
+  const r = await runRecount(store, Math.max(120, campaign.deadlines.recountS * 4) * 1000);
+  if (r.ok) ctx.out.recount = store.get('recount') ?? null;
+  else ctx.out.recountError = r.error;
+  ctx.enterPhase('report');
+};
+
+/** The verdict from everything the phases found, written with the report. */
+export function decide(ctx: RunContext): Verdict {
+  const { runId, campaign, engine, mutant, revision, startedAt, store, log } = ctx.run;
+  const o = ctx.out;
+  const verdict = decideVerdict({
+    runId,
+    subject: { campaign: campaign.name, seed: campaign.seed, engine: { name: engine.name, mutant }, revision },
+    startedAt,
+    endedAt: new Date().toISOString(),
+    aborted: ctx.aborted,
+    ...(ctx.abortReason ? { abortReason: ctx.abortReason } : {}),
+    gate: o.gate,
+    chaos: ctx.chaos,
+    mandatoryPoints: engine.mandatoryFaultPoints.length ? engine.mandatoryFaultPoints : MANDATORY_FAULT_POINTS,
+    oracle: o.oracleCounters,
+    recount: o.recount,
+    ...(o.recountError ? { recountError: o.recountError } : {}),
+    produced: ctx.producer?.total ?? 0,
+    drainConverged: o.drainConverged,
+    pendingUploads: o.pendingUploads,
+    ...(o.stuck ? { stuckOracle: o.stuck } : {}),
+    ...(o.settleWarning ? { settleWarning: o.settleWarning } : {}),
+    ...(ctx.chaos.some((c) => c.kind === 'store-tamper') ? { ledger: readLedger(store.path('ledger')) } : {}),
+    resources: readResources(store.path('resources')),
+    ...(o.soakStartMs !== undefined ? { soakStartMs: o.soakStartMs } : {}),
+  });
+  store.write('verdict', verdict);
+  try {
+    writeReports(store.dir);
+  } catch (err) {
+    log(`report failed: ${(err as Error).message}`);
+  }
+  return verdict;
+}
+
+/**
+ * Waits until `n` more checkpoints than now have completed; returns the count then, or
+ * null past the deadline (the coordinator's health may fail meanwhile: keep polling).
+ */
+export async function waitCheckpoints(engine: Pick<Engine, 'health'>, n: number, timeoutMs: number, signal: AbortSignal): Promise<number | null> {
+  const count = async () => (await engine.health().catch(() => undefined))?.completedCheckpoints;
+  const deadline = Date.now() + timeoutMs;
+  let start = await count();
+  while (Date.now() < deadline && !signal.aborted) {
+    const c = await count();
+    if (start === undefined) start = c;
+    else if (c !== undefined && c >= start + n) return c;
+    await sleep(500, signal);
+  }
+  return null;
+}
+
+/**
+ * The functional gate: each condition with its evidence, within the deadline. The gate
+ * fault (a worker kill by default) is landed through the chaos controller like any other,
+ * so it is in chaos.jsonl too.
+ */
+export async function runGate(
+  campaign: Pick<ResolvedCampaign, 'gate'>,
+  engine: Pick<Engine, 'sinkFamily' | 'sinkOpenLines' | 'processes'>,
+  controller: Pick<ChaosController, 'runOne'>,
+  produced: () => number,
+  objects: () => number,
+  health: () => EngineHealth | undefined,
+  signal: AbortSignal,
+  log: (l: string) => void,
+): Promise<GateResult> {
+  const deadline = Date.now() + campaign.gate.deadlineS * 1000;
+  const conditions: GateCondition[] = [];
+  const waitUntil = async (name: string, probe: () => Promise<string | null>): Promise<boolean> => {
+    let last = 'not seen';
+    while (Date.now() < deadline && !signal.aborted) {
+      try {
+        const ev = await probe();
+        if (ev !== null) {
+          conditions.push({ name, passed: true, evidence: ev });
+          log(`gate: ${name} — ${ev}`);
+          return true;
+        }
+      } catch (err) {
+        last = (err as Error).message;
+      }
+      await sleep(1000, signal);
+    }
+    conditions.push({ name, passed: false, evidence: `not shown within ${campaign.gate.deadlineS} s (${last})` });
+    log(`gate: ${name} NOT shown`);
+    return false;
+  };
+  const sinkCondition = `${engine.sinkFamily} confirmed from each worker's open-time log`;
+  const ok =
+    (await waitUntil('input flowing', async () => (produced() > 0 ? `${produced()} events produced with acks=all` : null))) &&
+    (await waitUntil('job running with completed checkpoints', async () => {
+      const h = health();
+      return h && h.running && h.completedCheckpoints >= 1 ? `epoch ${h.epoch}, ${h.completedCheckpoints} completed checkpoints, last #${h.lastCompletedCheckpointId} at ${h.lastCompletedAt}` : null;
+    })) &&
+    (await waitUntil('objects committed', async () => (objects() > 0 ? `${objects()} committed objects read by the oracle` : null))) &&
+    (await waitUntil(sinkCondition, async () => {
+      const lines = await engine.sinkOpenLines();
+      const workers = new Set((await engine.processes()).filter((p) => p.role === 'worker').map((p) => p.host));
+      const good = lines.filter((l) => l.line.includes(`family=${engine.sinkFamily}`));
+      const hosts = new Set(good.map((l) => l.host));
+      if (workers.size === 0 || [...workers].some((w) => !hosts.has(w))) return null;
+      return [...hosts].sort().map((h) => `${h}: ${good.find((l) => l.host === h)!.line.trim()}`).join(' | ');
+    }));
+  if (ok) {
+    const gateFault: PlannedFault = { id: 'g001', kind: campaign.gate.fault, atS: 0 };
+    const outcome = await controller.runOne(gateFault);
+    conditions.push({ name: 'a fault landed', passed: outcome.landed, evidence: outcome.landed ? `${gateFault.kind} ${gateFault.id} landed` : `did not land: ${outcome.reason ?? ''}` });
+    conditions.push({
+      name: 'a completed checkpoint after it',
+      passed: outcome.recovered,
+      evidence: outcome.recovered ? `next completed checkpoint ${outcome.recoveryS} s after the heal` : `no recovery: ${outcome.reason ?? ''}`,
+    });
+  }
+  const names = ['input flowing', 'job running with completed checkpoints', 'objects committed', sinkCondition, 'a fault landed', 'a completed checkpoint after it'];
+  for (const n of names) if (!conditions.some((c) => c.name === n)) conditions.push({ name: n, passed: false, evidence: 'not reached: an earlier condition failed' });
+  return { passed: conditions.every((c) => c.passed), conditions };
+}
+
+/** Runs `clink-qual verify RUN_DIR` in its own process; it writes recount.json. */
+function runRecount(store: RunStore, timeoutMs: number): Promise<{ ok: boolean; error?: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'clink-qual.ts'), 'verify', store.dir, '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      // verify exits 0 (clean) or 1 (findings); both wrote recount.json.
+      if ((code === 0 || code === 1) && store.has('recount')) resolve({ ok: true });
+      else resolve({ ok: false, error: `verify exited ${code}: ${err.trim().split('\n').slice(-3).join(' ')}` });
+    });
+  });
+}
+
+/** The rig's own service logs (Kafka, MinIO), tails, into logs/<host>/. */
+async function collectRigLogs(rig: RigState, remote: FaultContext['remote'], store: RunStore): Promise<void> {
+  for (const h of rig.hosts.filter((x) => x.roles.includes('broker') || x.roles.includes('store'))) {
+    const r = remote(h.name);
+    const out = await r.exec(`for f in ${shQuote(h.dataDir)}/services/*/out.log; do [ -f "$f" ] || continue; echo "=== $f"; tail -n 400 "$f"; done`, { check: false, timeoutMs: 30_000 });
+    const dir = path.join(store.path('logs'), h.name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'services.log'), out.stdout);
+  }
+}
