@@ -275,7 +275,7 @@ function survived(x: Ctx): string[] {
     const after = cov.points.find((p) => p.point === 'sink.after-commit');
     if (after && after.survived > 0)
       out.push(
-        `The kill after the commit (${plural(after.survived, 'time')}) is the case only an idempotent commit survives: recovery completes again an upload the store has already finalised, gets NoSuchUpload, and must check the object's ETag instead of guessing.`,
+        `The kill after the commit (${plural(after.survived, 'time')}) is the case only an idempotent commit survives: recovery completes again an upload the store has already finalised, the store answers NoSuchUpload, and the engine must find out whether the object there is its own instead of guessing${x.ev.provenance?.engine.name === 'clink' ? " (Clink checks the object's ETag, size and its own token in the metadata)" : ''}.`,
         '',
       );
   }

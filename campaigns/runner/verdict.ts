@@ -72,6 +72,18 @@ export function uncoveredPoints(chaos: ChaosRecord[], mandatory: readonly string
   return mandatory.filter((p) => !covered.has(p));
 }
 
+/**
+ * The recount's disagreement, counter by counter (oracle vs recount). After a drain that did
+ * not converge there is no settled bucket: the oracle's last sample was taken while the
+ * engine still ran and the recount read the bucket after it stopped, so they are expected to
+ * differ and the reason says so (the drain's own reason fails the run).
+ */
+export function disagreement(oracle: Counters, recount: Counters, drainConverged: boolean): string {
+  const diff = COUNTER_NAMES.filter((c) => oracle[c] !== recount[c]).map((c) => `${c} ${oracle[c]} vs ${recount[c]}`);
+  const base = `the recount disagrees with the oracle (oracle vs recount: ${diff.join(', ')})`;
+  return drainConverged ? base : `${base}, as expected without a settled bucket: the drain did not converge, so the oracle's last sample was taken while the engine ran and the recount read the bucket after it stopped`;
+}
+
 export function decideVerdict(input: VerdictInput): Verdict {
   const reasons: string[] = [];
   const warnings: string[] = [];
@@ -106,7 +118,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
     if (recountCounters) for (const c of COUNTER_NAMES) if (recountCounters[c] > 0) reasons.push(`recount: ${c} = ${recountCounters[c]}`);
     for (const c of COUNTER_NAMES) if (v.oracle[c] > 0) reasons.push(`oracle: ${c} = ${v.oracle[c]}`);
     if (!v.recount) reasons.push(`the separate recount did not complete${v.recountError ? `: ${v.recountError}` : ''}`);
-    else if (!agrees) reasons.push('the recount disagrees with the oracle');
+    else if (!agrees) reasons.push(disagreement(v.oracle, v.recount.counters, v.drainConverged));
     if (v.recount && v.recount.distinctEvents !== v.produced) reasons.push(`recount: ${v.recount.distinctEvents} distinct events committed of ${v.produced} produced`);
     for (const p of uncovered) reasons.push(`mandatory protocol point not covered: ${p}`);
     for (const id of notRecovered) reasons.push(`fault ${id} had no recovery within its deadline`);

@@ -103,7 +103,7 @@ t.test('verdict: harness mutations do not fail the run; the engine\'s do; an acc
 
   const engineMut = decideVerdict(input({ chaos: chaos('integrity-stop'), ledger, oracle: { ...zeroCounters(), mutations: 2 } }));
   t.equal(engineMut.verdict, 'FAIL', 'a second mutation is the engine\'s');
-  t.same(engineMut.reasons, ['oracle: mutations = 1', 'the recount disagrees with the oracle']);
+  t.same(engineMut.reasons, ['oracle: mutations = 1', 'the recount disagrees with the oracle (oracle vs recount: mutations 1 vs 0)']);
 
   const accepted = decideVerdict(input({ chaos: chaos('accepted'), ledger, oracle }));
   t.equal(accepted.verdict, 'FAIL');

@@ -38,7 +38,15 @@ t.test('any counter above zero fails, named with its value', async (t) => {
 t.test('a recount that disagrees with the oracle fails', async (t) => {
   const v = decideVerdict(base({ oracle: { ...zeroCounters(), gaps: 1 } }));
   t.equal(v.verdict, 'FAIL');
-  t.ok(v.reasons.includes('the recount disagrees with the oracle'));
+  t.ok(v.reasons.includes('the recount disagrees with the oracle (oracle vs recount: gaps 1 vs 0)'), v.reasons.join('; '));
+});
+
+t.test('a disagreement after a drain that did not converge says why it is expected', async (t) => {
+  const v = decideVerdict(base({ oracle: { ...zeroCounters(), gaps: 40 }, drainConverged: false }));
+  t.equal(v.verdict, 'FAIL');
+  const r = v.reasons.find((x) => x.startsWith('the recount disagrees'));
+  t.match(r!, /gaps 40 vs 0\), as expected without a settled bucket: the drain did not converge/);
+  t.ok(v.reasons.includes('the drain did not converge before its deadline'), 'the drain is still a reason of its own');
 });
 
 t.test('an uncovered mandatory point, a missing recovery, a drain that did not converge: each listed', async (t) => {
