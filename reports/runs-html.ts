@@ -38,19 +38,17 @@ pre { background: #f6f8fa; padding: 12px; overflow-x: auto; } pre code { backgro
 img { max-width: 100%; border: 1px solid #d0d7de; }
 `;
 
+/** A standalone page's head, its stylesheet inline (the pages open from the file system). */
+function htmlHead(title: string, css: string): string[] {
+  return ['<!doctype html>', '<html lang="en">', '<head>', '<meta charset="utf-8">', '<meta name="viewport" content="width=device-width, initial-scale=1">', `<title>${escapeHtml(title)}</title>`, `<style>${css}</style>`, '</head>'];
+}
+
 /** A run's report.md as a standalone HTML page (links relative to the run directory, as in the Markdown). */
 export function renderReportHtml(markdownText: string, runId: string): string {
   const body = markdown.parse(markdownText, { async: false });
   const title = /^# (.+)$/m.exec(markdownText)?.[1] ?? `${runId}: report`;
   return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${REPORT_CSS}</style>`,
-    '</head>',
+    ...htmlHead(title, REPORT_CSS),
     '<body>',
     `<nav><a href="../index.html">&larr; all runs</a> &nbsp;·&nbsp; <a href="report.md">report.md</a></nav>`,
     '<main>',
@@ -139,14 +137,7 @@ export function renderRunsIndex(runs: RunListing[], withHtml: ReadonlySet<string
   for (const r of runs) counts.set(verdictText(r), (counts.get(verdictText(r)) ?? 0) + 1);
   const summary = [...counts].map(([v, n]) => `${n} ${v}`).join(', ');
   return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '<title>clink-qual runs</title>',
-    `<style>${INDEX_CSS}</style>`,
-    '</head>',
+    ...htmlHead('clink-qual runs', INDEX_CSS),
     '<body>',
     '<header>',
     '<h1>clink-qual runs</h1>',

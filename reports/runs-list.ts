@@ -10,6 +10,7 @@
  */
 import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
+import { shortDuration } from '../campaigns/runner/progress.ts';
 import { COUNTER_NAMES, normalizeVerdictName, type Counters } from '../lib/evidence.ts';
 import { EVIDENCE } from '../lib/run-store.ts';
 
@@ -257,15 +258,9 @@ export function repairLatest(root: string, runs: RunListing[] = listRuns(root)):
   return current === null ? `${LATEST} -> ${newest.id} (created)` : `${LATEST} -> ${newest.id} (was ${current})`;
 }
 
-/** Seconds as 1h02m03s, 6m12s or 42s. */
+/** Seconds as 1h02m03s, 6m12s or 42s (whole seconds, rounded up), '—' for none. */
 export function formatDuration(s: number | null): string {
-  if (s === null) return '—';
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  if (h) return `${h}h${String(m).padStart(2, '0')}m${String(sec).padStart(2, '0')}s`;
-  if (m) return `${m}m${String(sec).padStart(2, '0')}s`;
-  return `${sec}s`;
+  return s === null ? '—' : shortDuration(s);
 }
 
 /** The verdict as shown in listings: a run without verdict.json says so. */

@@ -139,55 +139,74 @@ export function jobSourceHash(): string {
   return h.digest('hex');
 }
 
-async function job(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
-  const version = `src-${jobSourceHash().slice(0, 16)}`;
-  const out = path.join(flinkHome(), 'job', FLINK_JOB_JAR);
-  if (prev && prev.version === version && prev.path === out && existsSync(out) && (await sha256File(out)) === prev.sha256) return prev;
-  log(`building the Flink job (engine/flink/job) with Maven`);
-  // Build in a copy under the cache, so the repository never holds target/.
-  const build = path.join(flinkHome(), 'job-build');
+/**
+ * A jar built with Maven from a project under engine/flink/ (`version` names its sources), in
+ * a copy under the cache so the repository never holds target/; kept when the cached jar
+ * still has the version and sha256 the manifest recorded.
+ */
+async function mavenJar(
+  project: 'job' | 'agent',
+  p: { name: string; jar: string; version: string; sources: string[]; mvnArgs: string[]; what: string },
+  prev: Component | undefined,
+  log: (l: string) => void,
+): Promise<Component> {
+  const out = path.join(flinkHome(), project, p.jar);
+  if (prev && prev.version === p.version && prev.path === out && existsSync(out) && (await sha256File(out)) === prev.sha256) return prev;
+  log(`building ${p.what} (engine/flink/${project}) with Maven`);
+  const build = path.join(flinkHome(), `${project}-build`);
   rmSync(build, { recursive: true, force: true });
-  const src = path.join(repoRoot, 'engine', 'flink', 'job');
-  for (const f of jobSources()) {
+  const src = path.join(repoRoot, 'engine', 'flink', project);
+  for (const f of p.sources) {
     const dst = path.join(build, path.relative(src, f));
     mkdirSync(path.dirname(dst), { recursive: true });
     copyFileSync(f, dst);
   }
-  await sh('mvn', ['-q', '-B', 'package', '-DskipTests', `-Dflink.version=${FLINK_PINS.flink}`, `-Dkafka.connector.version=${FLINK_PINS.kafkaConnector}`], { cwd: build });
-  const built = path.join(build, 'target', FLINK_JOB_JAR);
-  if (!existsSync(built)) throw new QualError('INSTALL_FAILED', `the Flink job build produced no ${built}`);
+  await sh('mvn', ['-q', '-B', 'package', '-DskipTests', ...p.mvnArgs], { cwd: build });
+  const built = path.join(build, 'target', p.jar);
+  if (!existsSync(built)) throw new QualError('INSTALL_FAILED', `the ${p.what} build produced no ${built}`);
   mkdirSync(path.dirname(out), { recursive: true });
   copyFileSync(built, out);
   rmSync(build, { recursive: true, force: true });
-  return { name: 'flink-job', version, path: out, sha256: await sha256File(out) };
+  return { name: p.name, version: p.version, path: out, sha256: await sha256File(out) };
+}
+
+/** The Flink job (engine/flink/job); its version is the sha256 of its pom.xml and sources. */
+function job(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
+  return mavenJar(
+    'job',
+    {
+      name: 'flink-job',
+      jar: FLINK_JOB_JAR,
+      version: `src-${jobSourceHash().slice(0, 16)}`,
+      sources: jobSources(),
+      mvnArgs: [`-Dflink.version=${FLINK_PINS.flink}`, `-Dkafka.connector.version=${FLINK_PINS.kafkaConnector}`],
+      what: 'the Flink job',
+    },
+    prev,
+    log,
+  );
 }
 
 /**
  * The fault-point agent (engine/flink/agent: ByteBuddy, pinned in its pom, shaded into one
- * jar with a Premain-Class), built like the job: in a copy under the cache with
- * `mvn package -DskipTests` (its MiniCluster test runs with `mvn verify`, see docs/flink.md);
- * its version is the sha256 of pom.xml and src/main/, so an edited agent is rebuilt.
+ * jar with a Premain-Class), built like the job (its MiniCluster test runs with
+ * `mvn verify`, see docs/flink.md); its version is the sha256 of pom.xml and src/main/, so an
+ * edited agent is rebuilt.
  */
-async function agent(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
-  const version = `src-${mavenSourceHash('agent').slice(0, 16)}`;
-  const out = path.join(flinkHome(), 'agent', FLINK_AGENT_JAR);
-  if (prev && prev.version === version && prev.path === out && existsSync(out) && (await sha256File(out)) === prev.sha256) return prev;
-  log('building the Flink fault-point agent (engine/flink/agent) with Maven');
-  const build = path.join(flinkHome(), 'agent-build');
-  rmSync(build, { recursive: true, force: true });
-  const src = path.join(repoRoot, 'engine', 'flink', 'agent');
-  for (const f of mavenSources('agent')) {
-    const dst = path.join(build, path.relative(src, f));
-    mkdirSync(path.dirname(dst), { recursive: true });
-    copyFileSync(f, dst);
-  }
-  await sh('mvn', ['-q', '-B', 'package', '-DskipTests', '-Dmaven.test.skip=true', `-Dflink.version=${FLINK_PINS.flink}`], { cwd: build });
-  const built = path.join(build, 'target', FLINK_AGENT_JAR);
-  if (!existsSync(built)) throw new QualError('INSTALL_FAILED', `the Flink agent build produced no ${built}`);
-  mkdirSync(path.dirname(out), { recursive: true });
-  copyFileSync(built, out);
-  rmSync(build, { recursive: true, force: true });
-  return { name: 'flink-agent', version, path: out, sha256: await sha256File(out) };
+function agent(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
+  return mavenJar(
+    'agent',
+    {
+      name: 'flink-agent',
+      jar: FLINK_AGENT_JAR,
+      version: `src-${mavenSourceHash('agent').slice(0, 16)}`,
+      sources: mavenSources('agent'),
+      mvnArgs: ['-Dmaven.test.skip=true', `-Dflink.version=${FLINK_PINS.flink}`],
+      what: 'the Flink fault-point agent',
+    },
+    prev,
+    log,
+  );
 }
 
 /** Installs (or finds in place) Flink's parts; `old` gives the previous manifest's entry by name. */
