@@ -74,14 +74,15 @@ export function uncoveredPoints(chaos: ChaosRecord[], mandatory: readonly string
 
 /**
  * The recount's disagreement, counter by counter (oracle vs recount). After a drain that did
- * not converge there is no settled bucket: the oracle's last sample was taken while the
- * engine still ran and the recount read the bucket after it stopped, so they are expected to
- * differ and the reason says so (the drain's own reason fails the run).
+ * not converge it is expected and the reason says why: the bucket never settled, the oracle
+ * (live) counts a gap only below a partition's highest committed sequence, while the recount
+ * also counts the tail that was produced and never committed (oracle/tally.ts); the drain's
+ * own reason fails the run.
  */
 export function disagreement(oracle: Counters, recount: Counters, drainConverged: boolean): string {
   const diff = COUNTER_NAMES.filter((c) => oracle[c] !== recount[c]).map((c) => `${c} ${oracle[c]} vs ${recount[c]}`);
   const base = `the recount disagrees with the oracle (oracle vs recount: ${diff.join(', ')})`;
-  return drainConverged ? base : `${base}, as expected without a settled bucket: the drain did not converge, so the oracle's last sample was taken while the engine ran and the recount read the bucket after it stopped`;
+  return drainConverged ? base : `${base}, as expected when the drain did not converge: the live oracle counts a gap only below a partition's highest committed sequence, the recount also counts the produced tail that was never committed`;
 }
 
 export function decideVerdict(input: VerdictInput): Verdict {
