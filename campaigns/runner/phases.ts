@@ -22,6 +22,7 @@ import type { GateCondition, GateResult, PlannedFault, Verdict } from '../../lib
 import { zeroCounters } from '../../lib/evidence.ts';
 import { repoRoot } from '../../lib/paths.ts';
 import type { RunStore } from '../../lib/run-store.ts';
+import { poll } from '../../lib/retry.ts';
 import { sleep } from '../../lib/sleep.ts';
 import { auditInput } from '../../oracle/input-audit.ts';
 import { IncrementalJudge } from '../../oracle/judge.ts';
@@ -147,21 +148,17 @@ export const drain: Phase = async (ctx) => {
   await healAll(rig, remote);
   await engine.disarmFaultPoints();
   await sampler.stop();
-  const drainDeadline = Date.now() + campaign.deadlines.drainS * 1000;
   const target = producer.total;
-  while (!ctx.aborted) {
-    const s = await sampler.sample(ctx.signal);
-    if (s.stuck) {
-      ctx.out.stuck = sampler.stuckError?.message ?? 'a sample could not complete';
-      break;
-    }
-    if (s.events >= target) {
-      ctx.out.drainConverged = true;
-      break;
-    }
-    if (Date.now() > drainDeadline) break;
-    await sleep(2000, ctx.signal);
-  }
+  const end = await poll(
+    async () => {
+      const s = await sampler.sample(ctx.signal);
+      if (s.stuck) return 'stuck' as const;
+      return s.events >= target ? ('converged' as const) : undefined;
+    },
+    { deadlineMs: campaign.deadlines.drainS * 1000, intervalMs: 2000, signal: ctx.signal },
+  );
+  if (end === 'stuck') ctx.out.stuck = sampler.stuckError?.message ?? 'a sample could not complete';
+  ctx.out.drainConverged = end === 'converged';
   log(ctx.out.drainConverged ? `drain converged: ${sampler.last?.events} of ${target} events committed` : `drain did NOT converge: ${sampler.last?.events} of ${target} committed`);
   ctx.throwIfAborted();
 };
@@ -297,13 +294,16 @@ export async function waitCheckpoints(engine: Pick<Engine, 'health'>, n: number,
   const count = async () => (await engine.health().catch(() => undefined))?.completedCheckpoints;
   const deadline = Date.now() + timeoutMs;
   let start = await count();
-  while (Date.now() < deadline && !signal.aborted) {
-    const c = await count();
-    if (start === undefined) start = c;
-    else if (c !== undefined && c >= start + n) return c;
-    await sleep(500, signal);
-  }
-  return null;
+  const reached = await poll(
+    async () => {
+      const c = await count();
+      if (start === undefined) start = c;
+      else if (c !== undefined && c >= start + n) return c;
+      return undefined;
+    },
+    { until: deadline, intervalMs: 500, signal },
+  );
+  return reached ?? null;
 }
 
 /**
@@ -325,18 +325,11 @@ export async function runGate(
   const conditions: GateCondition[] = [];
   const waitUntil = async (name: string, probe: () => Promise<string | null>): Promise<boolean> => {
     let last = 'not seen';
-    while (Date.now() < deadline && !signal.aborted) {
-      try {
-        const ev = await probe();
-        if (ev !== null) {
-          conditions.push({ name, passed: true, evidence: ev });
-          log(`gate: ${name} — ${ev}`);
-          return true;
-        }
-      } catch (err) {
-        last = (err as Error).message;
-      }
-      await sleep(1000, signal);
+    const ev = await poll(probe, { until: deadline, intervalMs: 1000, signal, ignoreErrors: true, onError: (err) => (last = (err as Error).message) });
+    if (ev !== undefined) {
+      conditions.push({ name, passed: true, evidence: ev });
+      log(`gate: ${name} — ${ev}`);
+      return true;
     }
     conditions.push({ name, passed: false, evidence: `not shown within ${campaign.gate.deadlineS} s (${last})` });
     log(`gate: ${name} NOT shown`);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import t from 'tap';
 import type { ChaosController } from '../../../../chaos/controller.ts';
 import { RunContext, type RunInputs } from '../../../../campaigns/runner/context.ts';
-import { runGate, settle, soak, waitCheckpoints } from '../../../../campaigns/runner/phases.ts';
+import { drain, runGate, settle, soak, waitCheckpoints } from '../../../../campaigns/runner/phases.ts';
 import { Progress } from '../../../../campaigns/runner/progress.ts';
 import type { EngineHealth } from '../../../../engine/engine.ts';
 import type { PlannedFault } from '../../../../lib/evidence.ts';
@@ -72,18 +72,22 @@ t.test('waitCheckpoints: n more than at the start, or null past the deadline', a
   t.equal(typeof (await waitCheckpoints(down, 1, 10_000, new AbortController().signal)), 'number', 'a failing health is polled again');
 });
 
-function context(dir: string, signal?: AbortSignal): RunContext {
+function context(dir: string, signal?: AbortSignal, drainS = 5): RunContext {
   const store = new RunStore(path.join(tmp, dir), { fresh: true });
   const inputs = {
     runId: dir,
-    campaign: { workload: { soakS: 60, checkpointIntervalS: 1 }, gate: { deadlineS: 5 }, deadlines: { drainS: 5, recountS: 5 } },
-    engine: { health: async () => health(1) },
+    campaign: { workload: { soakS: 60, checkpointIntervalS: 1 }, gate: { deadlineS: 5 }, deadlines: { drainS, recountS: 5 } },
+    engine: { health: async () => health(1), disarmFaultPoints: async () => {} },
+    rig: { hosts: [] },
+    remote: () => {
+      throw new Error('no host');
+    },
     plan: [{ id: 'f001', kind: 'worker-kill', atS: 1 }],
     store,
     progress: new Progress({ isTTY: false, write: () => true } as never),
     log: quiet,
   } as unknown as RunInputs;
-  return new RunContext(inputs, () => ({}) as ChaosController, signal);
+  return new RunContext(inputs, () => ({ healActive: async () => {} }) as unknown as ChaosController, signal);
 }
 
 t.test('context: phase marks, the fault record, abort from outside', async (t) => {
@@ -122,4 +126,48 @@ t.test('failWith: the error is kept and aborts the run', async (t) => {
   t.equal(ctx.aborted, true);
   t.equal(ctx.abortReason, 'error: broker unreachable');
   t.match((ctx.out.fatal as Error).message, /broker unreachable/);
+});
+
+/** A drain over a fake producer and sampler: the committed count climbs by `step` a sample. */
+function drainWith(ctx: RunContext, target: number, step: number, stuckAt?: number) {
+  let events = 0;
+  let n = 0;
+  ctx.producer = { total: target, stop: async () => {}, produced: () => [target] } as never;
+  ctx.sampler = {
+    stop: async () => {},
+    stuckError: new Error('listing timed out'),
+    get last() {
+      return { events };
+    },
+    sample: async () => {
+      n++;
+      events = Math.min(target, events + step);
+      return { events, stuck: stuckAt !== undefined && n >= stuckAt };
+    },
+  } as never;
+}
+
+t.test('drain: converges when everything produced is committed, and writes produced.json', async (t) => {
+  const ctx = context('drain1');
+  t.teardown(() => ctx.close());
+  drainWith(ctx, 30, 10);
+  await drain(ctx);
+  t.equal(ctx.out.drainConverged, true);
+  t.same(ctx.run.store.get('produced'), { perPartition: [30] });
+  t.equal(ctx.phase, 'drain');
+});
+
+t.test('drain: a stuck sample ends it unconverged with the reason; a deadline ends it unconverged', async (t) => {
+  const stuck = context('drain2');
+  t.teardown(() => stuck.close());
+  drainWith(stuck, 30, 1, 2);
+  await drain(stuck);
+  t.equal(stuck.out.drainConverged, false);
+  t.equal(stuck.out.stuck, 'listing timed out');
+  const slow = context('drain3', undefined, 1);
+  t.teardown(() => slow.close());
+  drainWith(slow, 1_000_000, 1);
+  await drain(slow);
+  t.equal(slow.out.drainConverged, false, 'not converged past the deadline');
+  t.equal(slow.out.stuck, undefined);
 });
