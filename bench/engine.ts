@@ -22,7 +22,7 @@ import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { clinkEngine } from '../engine/clink/plug.ts';
 import { poll } from '../lib/retry.ts';
 import { PartitionSource } from '../engine/clink/source.ts';
-import { LineProducer, countBucket, createTopic, rigKit, sleep } from '../engine/clink/testkit.ts';
+import { LineProducer, countBucket, createTopic, rigKit, sleep } from '../test/helpers/rig-kit.ts';
 
 function opt(args: string[], name: string, dflt: number): number {
   const i = args.indexOf(name);

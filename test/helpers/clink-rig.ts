@@ -4,7 +4,7 @@
  * a fault left dead.
  */
 import type { FaultContext } from '../../chaos/fault.ts';
-import type { RigKit } from '../../engine/clink/testkit.ts';
+import type { RigKit } from './rig-kit.ts';
 import type { Engine, EngineRole } from '../../engine/engine.ts';
 import { waitUntil } from '../../lib/retry.ts';
 

@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { clinkEngine } from '../../engine/clink/plug.ts';
-import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../../engine/clink/testkit.ts';
+import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../helpers/rig-kit.ts';
 import { poll } from '../../lib/retry.ts';
 import { signalService, waitPidGone } from '../../rig/process.ts';
 import { restartDead, waitCheckpointAfter } from '../helpers/clink-rig.ts';

@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { clinkEngine } from '../../engine/clink/plug.ts';
-import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../../engine/clink/testkit.ts';
+import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../helpers/rig-kit.ts';
 import { serviceLogTail, signalService, waitFor, waitPidGone } from '../../rig/process.ts';
 
 const kit = rigKit();

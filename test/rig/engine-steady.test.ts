@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { clinkEngine } from '../../engine/clink/plug.ts';
-import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../../engine/clink/testkit.ts';
+import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../helpers/rig-kit.ts';
 
 const kit = rigKit();
 const runId = `eng-steady-${Date.now()}`;

@@ -19,7 +19,7 @@ import t from 'tap';
 import type { LandedFault } from '../../chaos/fault.ts';
 import { storeTamper } from '../../chaos/store-tamper.ts';
 import { COORDINATOR_SERVICE, clinkEngine } from '../../engine/clink/plug.ts';
-import { LineProducer, createTopic, rigKit, waitAllCommitted } from '../../engine/clink/testkit.ts';
+import { LineProducer, createTopic, rigKit, waitAllCommitted } from '../helpers/rig-kit.ts';
 import type { PlannedFault, TamperVariant } from '../../lib/evidence.ts';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { poll } from '../../lib/retry.ts';

@@ -22,7 +22,7 @@ import type { FaultContext, LandedFault } from '../../chaos/fault.ts';
 import { processPause } from '../../chaos/process-pause.ts';
 import { parseLog } from '../../engine/clink/durable-log.ts';
 import { clinkDir, clinkEngine } from '../../engine/clink/plug.ts';
-import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../../engine/clink/testkit.ts';
+import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../helpers/rig-kit.ts';
 import type { PlannedFault } from '../../lib/evidence.ts';
 import { clockFile, probeClockOffset } from '../../rig/clock.ts';
 import { serviceDir, shQuote, signalService, waitPidGone } from '../../rig/process.ts';

@@ -12,7 +12,7 @@
  */
 import t from 'tap';
 import { flinkEngine } from '../../engine/flink/plug.ts';
-import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../../engine/clink/testkit.ts';
+import { LineProducer, createTopic, rigKit, sleep, waitAllCommitted } from '../helpers/rig-kit.ts';
 import { killService } from '../../rig/faults.ts';
 import { pidAlive, serviceDir, waitFor } from '../../rig/process.ts';
 import type { FaultPointFiring } from '../../engine/engine.ts';

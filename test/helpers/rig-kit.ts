@@ -2,11 +2,11 @@
  * Helpers for Clink's integration tests (test/rig/engine-*.test.ts) and its benchmark
  * (bench/engine.ts), against the live rig: the engine context over SSH, a fresh input
  * topic, a simple producer of JSON lines {"p","seq"}, and a bucket count of committed
- * lines by (p, seq). Not part of the bundle.
+ * lines by (p, seq). Test and benchmark code only, kept out of the engine.
  */
 import { Admin, Producer, stringSerializers } from '@platformatic/kafka';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import type { EngineContext } from '../engine.ts';
+import type { EngineContext } from '../../engine/engine.ts';
 import type { Remote } from '../../rig/remote.ts';
 import type { RigState, StoreCredentials } from '../../rig/types.ts';
 import { readRigState, readStoreCredentials } from '../../rig/state.ts';
