@@ -5,7 +5,7 @@
 import type { UploadHandle } from './sink/sink-api.ts';
 import type { TaskSpec } from './protocol.ts';
 import { monotonicMs } from './mono.ts';
-import type { ClinkMutant } from './mutants.ts';
+import type { ProtocolSeams } from './mutants/index.ts';
 
 /** Subtask i reads partition i. Subtasks are dealt round-robin over the sorted live workers. */
 export function assignSubtasks(subtasks: number, workers: string[]): Map<string, number[]> {
@@ -42,17 +42,16 @@ export interface RecoveredState {
 
 /**
  * Whether a newly completed checkpoint replaces the current last one. It always does: the
- * log's order (and the ids) say which is newer. MUTANT latest-by-wallclock trusts the
- * records' wall-clock times instead, so after the coordinator's clock stepped back, newer
- * checkpoints look older and a restore goes back to one taken before the step.
+ * log's order (and the ids) say which is newer. A seam may decide otherwise (mutant
+ * latest-by-wallclock trusts the records' wall-clock times instead).
  */
-export function supersedes(rec: CompletedCheckpoint, current: CompletedCheckpoint | null, mutant?: ClinkMutant): boolean {
+export function supersedes(rec: CompletedCheckpoint, current: CompletedCheckpoint | null, seams: Pick<ProtocolSeams, 'supersedes'> = {}): boolean {
   if (!current) return true;
-  if (mutant === 'latest-by-wallclock') return rec.at > current.at;
-  return true;
+  // Seam: which of two completed checkpoints is the latest (correct: the later in the log).
+  return seams.supersedes?.(rec, current) ?? true;
 }
 
-export function recoverState(records: LogRecord[], mutant?: ClinkMutant): RecoveredState {
+export function recoverState(records: LogRecord[], seams: Pick<ProtocolSeams, 'supersedes'> = {}): RecoveredState {
   const st: RecoveredState = { maxEpoch: 0, maxCheckpointId: 0, lastCompleted: null, completedCount: 0, recent: [] };
   for (const r of records) {
     if (r.t === 'epoch') st.maxEpoch = Math.max(st.maxEpoch, r.epoch);
@@ -62,7 +61,7 @@ export function recoverState(records: LogRecord[], mutant?: ClinkMutant): Recove
     } else if (r.t === 'complete') {
       st.maxCheckpointId = Math.max(st.maxCheckpointId, r.id);
       st.maxEpoch = Math.max(st.maxEpoch, r.epoch);
-      if (supersedes(r, st.lastCompleted, mutant)) st.lastCompleted = r;
+      if (supersedes(r, st.lastCompleted, seams)) st.lastCompleted = r;
       st.completedCount++;
       st.recent.push({ id: r.id, epoch: r.epoch, at: r.at });
       if (st.recent.length > 1000) st.recent.shift();

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { EngineJobSpec } from '../engine.ts';
-import { CLINK_MUTANT_NAMES, isClinkMutant, type ClinkMutant } from './mutants.ts';
+import { CLINK_MUTANT_NAMES, isClinkMutant, type ClinkMutant } from './mutants/index.ts';
 
 /** The job as the harness gave it (topic, partitions, bucket, prefix, interval, mutant), plus where this process runs. */
 export interface ClinkConfig extends EngineJobSpec {
@@ -34,7 +34,7 @@ export function readConfig(file: string): ClinkConfig {
   for (const k of ['host', 'clinkDir', 'coordinator', 'kafka', 'topic', 'partitions', 'bucket', 'prefix', 'checkpointIntervalMs', 's3'] as const) {
     if (c[k] === undefined) throw new Error(`${file}: missing '${k}'`);
   }
-  if (c.mutant !== undefined && !isClinkMutant(c.mutant)) throw new Error(`${file}: unknown mutant '${String(c.mutant)}' (known: ${CLINK_MUTANT_NAMES.join(', ')})`);
+  if ('mutant' in c && !isClinkMutant(c.mutant)) throw new Error(`${file}: unknown mutant '${String(c.mutant)}' (known: ${CLINK_MUTANT_NAMES.join(', ')})`);
   return c;
 }
 

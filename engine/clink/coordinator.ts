@@ -24,6 +24,7 @@ import { DurableLog, writeFileAtomic } from './durable-log.ts';
 import { monotonicMs } from './mono.ts';
 import { FaultPoints } from './fault-points.ts';
 import { readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
+import { seamsFor, type ProtocolSeams } from './mutants/index.ts';
 import { PendingCheckpoint, assignSubtasks, recoverState, supersedes, tasksFromCheckpoint, type LogRecord, type RecoveredState } from './assign.ts';
 
 interface WorkerConn {
@@ -75,11 +76,14 @@ export class Coordinator {
   readonly #out: (line: string) => void;
 
   readonly #fatal: (code: number) => void;
+  /** The protocol steps the job's mutant overrides (none for the correct coordinator). */
+  readonly #seams: ProtocolSeams;
   #statusError: string | null = null;
   #integrityStop: { at: string; message: string } | null = null;
 
   constructor(cfg: ClinkConfig, opts: { log?: (line: string) => void; fatal?: (code: number) => void } = {}) {
     this.cfg = cfg;
+    this.#seams = seamsFor(cfg.mutant);
     this.faults = new FaultPoints(cfg.clinkDir, cfg.host, 'coordinator');
     this.#out = opts.log ?? ((l) => console.log(l));
     this.#fatal = opts.fatal ?? ((code) => process.exit(code));
@@ -88,15 +92,15 @@ export class Coordinator {
   /**
    * Appends to the checkpoint log. A failed append (a full disk) stops the coordinator
    * loudly: it cannot promise durability, and the log was cut back to its last good record,
-   * so a restart (once there is room) resumes from exactly what is durable. (MUTANT
-   * torn-log-append: the failure is logged and the coordinator goes on, the partial bytes
-   * left in the log.)
+   * so a restart (once there is room) resumes from exactly what is durable. (A seam may
+   * override it: mutant torn-log-append goes on, the partial bytes left in the log.)
    */
   #append(rec: LogRecord): void {
     try {
       this.#log.append(rec);
     } catch (err) {
-      if (this.cfg.mutant === 'torn-log-append') throw err;
+      // Seam: what a failed append does (correct: stop the coordinator).
+      if (this.#seams.checkpointLog?.stopOnFailedAppend === false) throw err;
       this.#out(`clink coordinator: FATAL: the checkpoint log could not be appended: ${(err as Error).message}; stopping (start me again once the disk has room)`);
       this.#fatal(3);
       throw err;
@@ -105,9 +109,9 @@ export class Coordinator {
 
   async start(): Promise<void> {
     mkdirSync(this.cfg.clinkDir, { recursive: true });
-    const opened = DurableLog.open<LogRecord>(checkpointLogPath(this.cfg.clinkDir), { tornAppends: this.cfg.mutant === 'torn-log-append' });
+    const opened = DurableLog.open<LogRecord>(checkpointLogPath(this.cfg.clinkDir), { tornAppends: this.#seams.checkpointLog?.keepTornAppends ?? false });
     this.#log = opened.log;
-    this.#state = recoverState(opened.records, this.cfg.mutant);
+    this.#state = recoverState(opened.records, this.#seams);
     this.#epoch = this.#state.maxEpoch;
     this.#out(
       `clink coordinator pid ${process.pid}: log has ${opened.records.length} records (torn tail ${opened.tornBytes} bytes ignored); ` +
@@ -345,7 +349,7 @@ export class Coordinator {
     const rec = p.toRecord();
     this.#append(rec);
     await this.faults.reachAsync('coordinator.after-complete-record', { checkpointId: p.id, epoch: p.epoch });
-    if (supersedes(rec, this.#state.lastCompleted, this.cfg.mutant)) this.#state.lastCompleted = rec;
+    if (supersedes(rec, this.#state.lastCompleted, this.#seams)) this.#state.lastCompleted = rec;
     this.#state.completedCount++;
     this.#state.recent.push({ id: rec.id, epoch: rec.epoch, at: rec.at });
     if (this.#state.recent.length > 1000) this.#state.recent.shift();

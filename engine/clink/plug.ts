@@ -25,7 +25,7 @@ import type { ClinkConfig } from './config.ts';
 import type { ClinkStatus } from './coordinator.ts';
 import { decodeLine } from './durable-log.ts';
 import { CLINK_FAULT_POINT_INJECTION, COORDINATOR_FAULT_POINTS, FAULT_POINTS, MANDATORY_FAULT_POINTS, RECOVERY_FAULT_POINTS } from './fault-points.ts';
-import { CLINK_MUTANTS, isClinkMutant } from './mutants.ts';
+import { CLINK_MUTANTS, isClinkMutant } from './mutants/index.ts';
 import { SINK_FAMILY } from './sink/s3-2pc-sink.ts';
 
 export const COORDINATOR_SERVICE = 'clink-coordinator';

@@ -20,7 +20,7 @@ import type { TaskSpec, WorkerMessage } from './protocol.ts';
 import { retry } from '../../lib/retry.ts';
 import { monotonicMs } from './mono.ts';
 import { PartitionSource, type PartitionSourceOptions, type SourceRecord } from './source.ts';
-import type { ClinkMutant } from './mutants.ts';
+import { seamsFor, type ClinkMutant, type ProtocolSeams } from './mutants/index.ts';
 
 /** What a subtask needs from its source (PartitionSource; a fake in unit tests). */
 export interface SourceLike {
@@ -37,6 +37,7 @@ export interface SubtaskEnv {
   sinkFactory: SinkFactory;
   makeSinkContext(subtask: number): Parameters<SinkFactory>[0];
   kafka: { bootstrap: string[]; topic: string };
+  /** The job's mutant (its seams override protocol steps here; engine/clink/mutants/), absent for the correct engine. */
   mutant?: ClinkMutant;
   checkpointIntervalMs: number;
   send(msg: WorkerMessage): void;
@@ -62,15 +63,18 @@ export class Subtask {
   #nextOffset: number | null = null;
   #pending: UploadHandle[] = [];
   #loop: Promise<void> | null = null;
-  /** MUTANT no-fencing: set while the worker is cut off from the coordinator. */
+  /** Set by a worker seam that replaces fencing (mutant no-fencing): commit on the subtask's own timer. */
   autonomous = false;
   #autonomousSeq = 0;
   #lastAutonomous = monotonicMs();
   #flushOnOwn = false;
   records = 0;
+  /** The protocol steps the job's mutant overrides (none for the correct subtask). */
+  readonly #seams: ProtocolSeams;
 
   constructor(env: SubtaskEnv) {
     this.env = env;
+    this.#seams = seamsFor(env.mutant);
     this.subtask = env.spec.subtask;
     this.epoch = env.epoch;
   }
@@ -103,7 +107,7 @@ export class Subtask {
     this.#signal();
   }
 
-  /** MUTANT stall-flush: prepare and commit the buffer once, on the subtask's own authority. */
+  /** For a worker seam (mutant stall-flush): prepare and commit the buffer once, on the subtask's own authority. */
   flushOnOwn(): void {
     this.#flushOnOwn = true;
     this.#signal();
@@ -147,10 +151,8 @@ export class Subtask {
     }
     if (this.#cancelled) return;
     let start = spec.startOffset;
-    if (this.env.mutant === 'offsets-off-by-one' && start !== null && start > 0) {
-      // MUTANT offsets-off-by-one: the restored source re-reads the record before the checkpointed offset.
-      start = start - 1;
-    }
+    // Seam: where a restored source starts (correct: exactly the checkpointed offset).
+    if (start !== null && this.#seams.startOffset) start = this.#seams.startOffset(start);
     const makeSource = this.env.makeSource ?? ((o: PartitionSourceOptions) => new PartitionSource(o));
     const source = makeSource({
       bootstrap: this.env.kafka.bootstrap,
@@ -218,7 +220,10 @@ export class Subtask {
     }
   }
 
-  /** MUTANT no-fencing: cut off from the coordinator, the subtask prepares and commits on its own timer. */
+  /**
+   * Only under a worker seam (mutants no-fencing, stall-flush): the subtask prepares and
+   * commits on its own authority, without the coordinator. The correct engine never gets here.
+   */
   async #autonomousCommit(sink: Sink): Promise<void> {
     this.#lastAutonomous = monotonicMs();
     const id = AUTONOMOUS_ID_BASE + this.epoch * 10_000 + ++this.#autonomousSeq;

@@ -6,12 +6,13 @@
  * Self-fencing: no word from the coordinator for `fencingTimeoutMs` (shorter than the
  * coordinator's worker-loss timeout) → every task is stopped and its buffer dropped, and
  * the connection is dropped and re-established. Nothing commits without a complete() of
- * the current epoch. (MUTANT no-fencing keeps the tasks and commits on its own timer.)
+ * the current epoch. (Mutants override steps here through seams, engine/clink/mutants/:
+ * no-fencing replaces fencing, keeping the tasks to commit on their own timer.)
  *
  * Silence is measured on the monotonic clock, so a step of the wall clock neither fences a
  * worker that hears its coordinator nor keeps one that does not. A worker that was stalled
  * (SIGSTOP, a long pause) notices only when its timers run again; it reads what its socket
- * already holds before it decides anything. (MUTANT stall-flush: on noticing a stall it
+ * already holds before it decides anything. (The stall is a seam too: mutant stall-flush
  * first commits its buffered records on its own, assuming it still owns its partitions.)
  */
 import net from 'node:net';
@@ -23,6 +24,7 @@ import { monotonicMs } from './mono.ts';
 import { readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
 import type { SinkContext, SinkFactory } from './sink/sink-api.ts';
 import { Subtask } from './subtask.ts';
+import { seamsFor, type ProtocolSeams, type WorkerSeamContext } from './mutants/index.ts';
 
 export interface WorkerOptions {
   sinkFactory: SinkFactory;
@@ -45,6 +47,8 @@ export class Worker {
   #stopped = false;
   #fenced = false;
   #connectAttempts = 0;
+  /** The protocol steps the job's mutant overrides (none for the correct worker). */
+  readonly #seams: ProtocolSeams;
 
   constructor(cfg: ClinkConfig, opts: WorkerOptions) {
     this.cfg = cfg;
@@ -52,6 +56,7 @@ export class Worker {
     this.faults = new FaultPoints(cfg.clinkDir, cfg.host, 'worker');
     this.#sinkFactory = opts.sinkFactory;
     this.#log = opts.log ?? ((l) => console.log(l));
+    this.#seams = seamsFor(cfg.mutant);
     this.#s3 = JSON.parse(readFileSync(cfg.s3.credentialsFile, 'utf8')) as { accessKeyId: string; secretAccessKey: string };
   }
 
@@ -117,13 +122,9 @@ export class Worker {
     const now = monotonicMs();
     const stalledMs = now - this.#lastTick;
     this.#lastTick = now;
-    if (this.cfg.mutant === 'stall-flush' && stalledMs > fencing) {
-      // MUTANT stall-flush: "we were frozen, so no time passed for us": the lease is taken as
-      // still held, and what is buffered is committed before anyone is asked.
-      this.#lastHeard = now;
-      this.#log(`clink worker ${this.id}: MUTANT stall-flush: stalled for ${Math.round(stalledMs)} ms; committing buffered records of ${this.#tasks.size} tasks on our own`);
-      for (const t of this.#tasks.values()) t.flushOnOwn();
-    }
+    // Seam: the worker's own stall, its timers late by more than the fencing timeout (correct:
+    // nothing; the silence is judged below like any other).
+    if (stalledMs > fencing) this.#seams.onStall?.(this.#seamContext(now), stalledMs);
     if (this.#socket && !this.#socket.connecting) this.#send({ type: 'heartbeat', workerId: this.id, epoch: this.#epoch });
     if (now - this.#lastHeard <= fencing || this.#fenced) return;
     // Decide after the poll phase: if this process itself stalled, socket data that is
@@ -135,10 +136,9 @@ export class Worker {
     const silent = Math.round(monotonicMs() - this.#lastHeard);
     if (silent > fencing && !this.#fenced) {
       this.#fenced = true;
-      if (this.cfg.mutant === 'no-fencing') {
-        // MUTANT no-fencing: keep the tasks and let them commit on their own timer.
-        this.#log(`clink worker ${this.id}: MUTANT no-fencing: no word from the coordinator for ${silent} ms; tasks keep running and commit on their own`);
-        for (const t of this.#tasks.values()) t.autonomous = true;
+      // Seam: fencing itself (correct: stop every task of the epoch).
+      if (this.#seams.fence) {
+        this.#seams.fence(this.#seamContext(monotonicMs()), silent);
       } else {
         this.#log(`clink worker ${this.id}: no word from the coordinator for ${silent} ms: fencing (stopping ${this.#tasks.size} tasks of epoch ${this.#epoch})`);
         void this.#cancelAll();
@@ -157,8 +157,9 @@ export class Worker {
   #onMessage(msg: CoordinatorMessage): void {
     switch (msg.type) {
       case 'ping':
-        if (this.#fenced && msg.epoch === this.#epoch && this.cfg.mutant !== 'no-fencing') {
+        if (this.#fenced && msg.epoch === this.#epoch && !this.#seams.fence) {
           // Heard again within the same epoch, but our tasks are gone: tell the coordinator.
+          // (A seam that replaced fencing stopped none.)
           this.#send({ type: 'error', epoch: this.#epoch, message: 'fenced: tasks stopped' });
         }
         this.#fenced = false;
@@ -205,6 +206,18 @@ export class Worker {
         if (msg.epoch >= this.#epoch) void this.#cancelAll();
         return;
     }
+  }
+
+  /** What a seam may use of this worker; keepLease() takes the coordinator as heard at `now`. */
+  #seamContext(now: number): WorkerSeamContext {
+    return {
+      workerId: this.id,
+      log: this.#log,
+      tasks: [...this.#tasks.values()],
+      keepLease: () => {
+        this.#lastHeard = now;
+      },
+    };
   }
 
   #sinkContext(subtask: number): SinkContext {

@@ -27,7 +27,7 @@ import { createS3Client, createS3Sink, listPendingUploads, MIN_PART_SIZE, readJo
 import type { S3SinkOptions } from '../../engine/clink/sink/s3-2pc-sink.ts';
 import type { Sink, SinkContext } from '../../engine/clink/sink/sink-api.ts';
 import { testEndpoints } from '../helpers/endpoints.ts';
-import type { ClinkMutant } from '../../engine/clink/mutants.ts';
+import type { ClinkMutant } from '../../engine/clink/mutants/index.ts';
 import { storePause } from '../helpers/store-pause.ts';
 
 const ep = testEndpoints();

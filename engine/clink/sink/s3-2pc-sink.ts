@@ -14,9 +14,11 @@
  *    Timeouts, connection errors, 5xx and SlowDown are retried with capped exponential
  *    backoff, indefinitely by default (or until close()): nothing is resolved blind.
  *
- * Deliberately broken variants ("mutants", ctx.mutant) live here too; each is marked
- * `MUTANT <name>` at the line that breaks the protocol. The registry is engine/clink/mutants.ts
- * and docs/mutants.md explains each.
+ * This file is the correct protocol only. Deliberately broken variants ("mutants",
+ * ctx.mutant) live in engine/clink/mutants/, each a typed override of one or more protocol
+ * steps (`ProtocolSeams`); the sink calls a step's seam where a mutant may override it
+ * (marked "Seam:" below) and does the correct thing when it is absent. docs/mutants.md
+ * explains each mutant.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
@@ -25,16 +27,14 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
-  GetObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListPartsCommand,
-  PutObjectCommand,
   S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { MUTANT_NAMES } from '../mutants.ts';
+import { MUTANT_NAMES, namedMutant, seamsFor, type SinkSeamContext } from '../mutants/index.ts';
 import type { S3Settings, Sink, SinkContext, SinkFactory, UploadHandle, UploadPart } from './sink-api.ts';
 import { retry, RetryStoppedError } from '../../../lib/retry.ts';
 import { clinkObjectKey } from './keys.ts';
@@ -266,12 +266,10 @@ function describeError(e: unknown): string {
 // ---------------------------------------------------------------------------------------
 // The sink
 
-interface BodyLike {
-  transformToByteArray(): Promise<Uint8Array>;
-}
-
 export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
-  const mutant = ctx.mutant && ctx.mutant !== 'none' ? ctx.mutant : undefined;
+  const mutant = namedMutant(ctx.mutant);
+  // The protocol steps a mutant overrides (none for the correct sink; an unknown name is refused by open()).
+  const seams = seamsFor(mutant);
   const partSize = opts.partSize ?? MIN_PART_SIZE;
   const backoffBase = opts.backoffBaseMs ?? 100;
   const backoffCap = opts.backoffCapMs ?? 2000;
@@ -293,9 +291,6 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
   const aborter = new AbortController();
   let lines: string[] = [];
   let bufferedBytes = 0;
-  /** MUTANT keys-reused: a process-local part counter that is not restored from the snapshot. */
-  let localPartCounter = 0;
-  let rewriteCounter = 0;
 
   const s3 = (): S3Like => {
     if (closed) throw new SinkClosedError('using the store');
@@ -332,7 +327,7 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
 
   /**
    * Runs op until it succeeds or fails with something that is not transient. onUnknown is
-   * called on each transient failure; returning 'stop' ends the loop (used by a mutant).
+   * called on each transient failure; returning 'stop' ends the loop.
    */
   async function withRetry<T>(
     what: string,
@@ -378,14 +373,25 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
     }
   }
 
+  /** What a seam may use of this sink (engine/clink/mutants/seams.ts). */
+  const seamContext: SinkSeamContext = {
+    subtask: ctx.subtask,
+    prefix: ctx.prefix,
+    bucket,
+    log: (line) => ctx.log(line),
+    send,
+    async sendRetried(what, makeCommand) {
+      const r = await withRetry(what, opts.commitDeadlineMs, () => send(makeCommand()));
+      if (!r.ok) throw new Error('unreachable');
+      return r.value;
+    },
+    complete: (h) => complete(h),
+  };
+
   function objectKey(checkpointId: number, epoch: number): string {
-    if (mutant === 'keys-reused') {
-      // MUTANT keys-reused: the key no longer names the attempt (epoch) nor anything restored
-      // from the snapshot, only a counter local to this process, so a restarted subtask's
-      // first objects land on keys its predecessor already committed.
-      return `${ctx.prefix}subtask=${ctx.subtask}/part-${localPartCounter++}.jsonl`;
-    }
-    return clinkObjectKey(ctx.prefix, { subtask: ctx.subtask, epoch, checkpointId });
+    const place = { subtask: ctx.subtask, epoch, checkpointId };
+    // Seam: the object's key (unique per subtask, epoch and checkpoint).
+    return seams.objectKey?.(seamContext, place) ?? clinkObjectKey(ctx.prefix, place);
   }
 
   /** CreateMultipartUpload, journaled. After an answer was lost, uploads found at the key are journaled as orphans and aborted. */
@@ -512,15 +518,12 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
   /** After NoSuchUpload: the object must be the committed one; anything else is a SinkIntegrityError. */
   async function verifyCommitted(h: UploadHandle): Promise<void> {
     const at = await inspect(h);
-    if (mutant === 'trust-existing-object' && at.state === 'foreign') {
-      // MUTANT trust-existing-object: any object at the key is taken as our commit (existence only).
-      ctx.log(`clink sink mutant trust-existing-object: taking the object at ${h.key} as committed (${at.problems.join('; ')})`);
-      return;
-    }
     if (at.state === 'missing') {
       throw loud(h, `upload ${h.uploadId} is gone (NoSuchUpload) and no object exists at ${h.key}: the checkpointed records are LOST`);
     }
     if (at.state === 'foreign') {
+      // Seam: a foreign object at the key of a re-completed upload (never accepted by the correct sink).
+      if (seams.acceptForeignObject?.(seamContext, h, at.problems)) return;
       throw loud(h, `upload ${h.uploadId} is gone (NoSuchUpload) and the object at ${h.key} is not ours (${at.problems.join('; ')}): FOREIGN OR CORRUPTED object`);
     }
   }
@@ -574,15 +577,9 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
         err = e;
       }
       if (cls === 'no-such-upload') {
-        if (mutant === 'abort-on-unknown') {
-          // MUTANT abort-on-unknown: NoSuchUpload taken as "nothing to do", without checking.
-          return;
-        }
-        if (mutant === 'nosuchupload-rewrite') {
-          await rewrite(h);
-          return;
-        }
-        await verifyCommitted(h);
+        // Seam: what NoSuchUpload means (correct: already completed; verify the object by HEAD).
+        if (seams.onNoSuchUpload) await seams.onNoSuchUpload(seamContext, h);
+        else await verifyCommitted(h);
         return;
       }
       if (cls === 'invalid-part') {
@@ -593,11 +590,9 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
           throw loud(h, `staged parts missing or changed (InvalidPart) ${invalidParts} times and no object at ${h.key}: the checkpointed records are LOST (${describeError(err)})`);
         }
       } else if (cls === 'transient') {
-        if (mutant === 'abort-on-unknown') {
-          // MUTANT abort-on-unknown: an unknown outcome is taken as failure; the upload is
-          // aborted and the handle counted as done, so the records are never committed.
-          ctx.log(`clink sink mutant abort-on-unknown: giving up ${h.key} after ${describeError(err)}`);
-          await send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: h.key, UploadId: h.uploadId })).catch(() => undefined);
+        // Seam: an unknown outcome (correct: retried, until the commit deadline if any).
+        if (seams.onUnknownOutcome) {
+          await seams.onUnknownOutcome(seamContext, h, describeError(err));
           return;
         }
         if (opts.commitDeadlineMs !== undefined && Date.now() - started >= opts.commitDeadlineMs) throw new SinkRetryDeadlineError(what, opts.commitDeadlineMs, err);
@@ -610,22 +605,6 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
       }
       await sleep(delay);
     }
-  }
-
-  /**
-   * MUTANT nosuchupload-rewrite: NoSuchUpload is taken to mean the commit failed, so the
-   * covered records are written again as a new object (bytes fetched back from the object
-   * the first completion made visible).
-   */
-  async function rewrite(h: UploadHandle): Promise<void> {
-    const r = await withRetry(`mutant-get key=${h.key}`, opts.commitDeadlineMs, () => send(new GetObjectCommand({ Bucket: bucket, Key: h.key })));
-    if (!r.ok) throw new Error('unreachable');
-    const body = Buffer.from(await (r.value.Body as BodyLike).transformToByteArray());
-    const key = `${h.key.replace(/\.jsonl$/, '')}-rewrite-${++rewriteCounter}-${randomBytes(3).toString('hex')}.jsonl`;
-    ctx.log(`clink sink mutant nosuchupload-rewrite: rewriting ${h.key} as ${key}`);
-    await withRetry(`mutant-put key=${key}`, opts.commitDeadlineMs, () =>
-      send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/x-ndjson', Metadata: { 'clink-token': h.token } })),
-    );
   }
 
   return {
@@ -651,10 +630,10 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
     async prepare(checkpointId: number, epoch: number): Promise<UploadHandle[]> {
       await ctx.faultPoint('sink.before-prepare', { checkpointId, epoch });
       let handles: UploadHandle[];
-      if (lines.length === 0 && mutant !== 'zero-byte-commit') {
+      // Seam: whether an empty buffer is staged (correct: no handle, nothing to commit).
+      if (lines.length === 0 && !seams.stageEmptyBuffer) {
         handles = [];
       } else {
-        // MUTANT zero-byte-commit: an empty buffer is staged too (one empty part), and committed as a zero-byte object.
         // The buffer is taken before the first await: a line written while the upload runs
         // belongs to the next checkpoint, never dropped nor staged twice.
         const taken = lines;
@@ -674,10 +653,8 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
           }
           throw err;
         }
-        if (mutant === 'commit-at-prepare') {
-          // MUTANT commit-at-prepare: visible before the checkpoint that covers the records is durable.
-          await complete(h);
-        }
+        // Seam: right after staging (correct: nothing; the commit waits for the checkpoint).
+        await seams.afterStage?.(seamContext, h);
         handles = [h];
       }
       await ctx.faultPoint('sink.after-prepare', { checkpointId, epoch });
@@ -695,12 +672,8 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
       if (lines.length) ctx.log(`clink sink recover: subtask=${ctx.subtask} dropping ${lines.length} buffered records of the abandoned attempt`);
       lines = [];
       bufferedBytes = 0;
-      if (mutant === 'drop-restored-handles') {
-        // MUTANT drop-restored-handles: the restored handles are never completed.
-        ctx.log(`clink sink mutant drop-restored-handles: ignoring ${handles.length} restored handles`);
-        return;
-      }
-      for (const h of handles) {
+      // Seam: the restored handles to complete (correct: every one).
+      for (const h of seams.restoredHandles?.(seamContext, handles) ?? handles) {
         await ctx.faultPoint('sink.recover.before-commit', { checkpointId: h.checkpointId, epoch });
         await complete(h);
         await ctx.faultPoint('sink.recover.after-commit', { checkpointId: h.checkpointId, epoch });

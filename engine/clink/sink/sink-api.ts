@@ -9,7 +9,7 @@
  * On restore from checkpoint C (new epoch E'): recover(handlesOfC, E') re-completes them
  * idempotently before any new records are written.
  */
-import type { ClinkMutant } from '../mutants.ts';
+import type { ClinkMutant } from '../mutants/index.ts';
 
 export interface UploadPart {
   partNumber: number;

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { PendingCheckpoint, assignSubtasks, recoverState, supersedes, tasksFromCheckpoint, type LogRecord } from '../../../../engine/clink/assign.ts';
+import { seamsFor } from '../../../../engine/clink/mutants/index.ts';
 import type { UploadHandle } from '../../../../engine/clink/sink/sink-api.ts';
 
 const handle = (subtask: number, checkpointId: number, epoch: number): UploadHandle => ({
@@ -74,7 +75,7 @@ t.test('the latest completed checkpoint is the last in the log, whatever its wal
   // The coordinator's clock stepped back 90 s between checkpoint 5 and 6.
   const records: LogRecord[] = [mk(4, '2026-01-01T00:01:00.000Z'), mk(5, '2026-01-01T00:01:08.000Z'), mk(6, '2026-01-01T00:00:16.000Z'), mk(7, '2026-01-01T00:00:24.000Z')];
   t.equal(recoverState(records).lastCompleted?.id, 7, 'the correct coordinator restores checkpoint 7');
-  t.equal(recoverState(records, 'latest-by-wallclock').lastCompleted?.id, 5, 'MUTANT latest-by-wallclock restores checkpoint 5, taken before the step');
+  t.equal(recoverState(records, seamsFor('latest-by-wallclock')).lastCompleted?.id, 5, 'MUTANT latest-by-wallclock restores checkpoint 5, taken before the step');
   t.ok(supersedes(records[3] as never, records[1] as never), 'a newer record supersedes whatever its time');
-  t.notOk(supersedes(records[3] as never, records[1] as never, 'latest-by-wallclock'), 'the mutant compares times');
+  t.notOk(supersedes(records[3] as never, records[1] as never, seamsFor('latest-by-wallclock')), 'the mutant compares times');
 });

@@ -9,7 +9,7 @@ import type { SourceLike } from '../../../../engine/clink/subtask.ts';
 import type { WorkerMessage, TaskSpec } from '../../../../engine/clink/protocol.ts';
 import type { Sink, SinkContext, UploadHandle } from '../../../../engine/clink/sink/sink-api.ts';
 import type { SourceRecord } from '../../../../engine/clink/source.ts';
-import type { ClinkMutant } from '../../../../engine/clink/mutants.ts';
+import type { ClinkMutant } from '../../../../engine/clink/mutants/index.ts';
 
 class FakeSource implements SourceLike {
   resolvedStart = -1;

@@ -14,7 +14,7 @@ import path from 'node:path';
 import t from 'tap';
 import { SinkIntegrityError, createS3Sink } from '../../../../../engine/clink/sink/s3-2pc-sink.ts';
 import type { Sink, SinkContext } from '../../../../../engine/clink/sink/sink-api.ts';
-import type { ClinkMutant } from '../../../../../engine/clink/mutants.ts';
+import type { ClinkMutant } from '../../../../../engine/clink/mutants/index.ts';
 
 const md5 = (b: Buffer): string => createHash('md5').update(b).digest('hex');
 const s3err = (name: string, status: number): Error => Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { CLINK_MUTANTS, MUTANT_NAMES, SINK_MUTANTS, type ClinkMutant } from '../../../../../engine/clink/mutants.ts';
+import { CLINK_MUTANTS, MUTANT_NAMES, SINK_MUTANTS, type ClinkMutant } from '../../../../../engine/clink/mutants/index.ts';
 import {
   SinkClosedError,
   SinkIntegrityError,

@@ -2,12 +2,29 @@
  * Clink's deliberately broken variants ("mutants"), chosen by the job's `mutant` setting.
  * The default (no mutant) is the correct engine. Each models a real failure mechanism; the
  * harness must catch each with at least one of the oracle counters in `caughtBy`.
- * docs/mutants.md says where each lives in the code and what catches it.
+ * docs/mutants.md says what each does and what catches it.
  *
- * The first six live in the sink (engine/clink/sink/s3-2pc-sink.ts); the others in the
- * runtime (worker, source, coordinator, durable log).
+ * Each mutant lives in its own file beside this one, as a typed override of the protocol
+ * steps it breaks (seams.ts, `ProtocolSeams`); the protocol files (the sink, worker,
+ * subtask, coordinator) read as the correct protocol and call a step's hook where a mutant
+ * may override it. `seamsFor` gives a protocol object its mutant's seams.
  */
-import type { MutantInfo } from '../engine.ts';
+import type { MutantInfo } from '../../engine.ts';
+import type { ProtocolSeams, SeamsFactory } from './seams.ts';
+import { abortOnUnknown } from './abort-on-unknown.ts';
+import { commitAtPrepare } from './commit-at-prepare.ts';
+import { dropRestoredHandles } from './drop-restored-handles.ts';
+import { keysReused } from './keys-reused.ts';
+import { latestByWallclock } from './latest-by-wallclock.ts';
+import { noFencing } from './no-fencing.ts';
+import { nosuchuploadRewrite } from './nosuchupload-rewrite.ts';
+import { offsetsOffByOne } from './offsets-off-by-one.ts';
+import { stallFlush } from './stall-flush.ts';
+import { tornLogAppend } from './torn-log-append.ts';
+import { trustExistingObject } from './trust-existing-object.ts';
+import { zeroByteCommit } from './zero-byte-commit.ts';
+
+export type { ProtocolSeams, SeamsFactory, SinkSeamContext, WorkerSeamContext } from './seams.ts';
 
 export const CLINK_MUTANT_NAMES = [
   'commit-at-prepare',
@@ -116,4 +133,34 @@ export const SINK_MUTANTS: readonly ClinkMutant[] = ['commit-at-prepare', 'nosuc
 
 export function mutantInfo(name: string): MutantInfo | undefined {
   return CLINK_MUTANTS.find((m) => m.name === name);
+}
+
+/** Each mutant's seams: a Record over the closed union, so the compiler requires one entry per name. */
+const MUTANT_SEAMS: Record<ClinkMutant, SeamsFactory> = {
+  'commit-at-prepare': commitAtPrepare,
+  'nosuchupload-rewrite': nosuchuploadRewrite,
+  'drop-restored-handles': dropRestoredHandles,
+  'abort-on-unknown': abortOnUnknown,
+  'keys-reused': keysReused,
+  'zero-byte-commit': zeroByteCommit,
+  'no-fencing': noFencing,
+  'offsets-off-by-one': offsetsOffByOne,
+  'stall-flush': stallFlush,
+  'latest-by-wallclock': latestByWallclock,
+  'torn-log-append': tornLogAppend,
+  'trust-existing-object': trustExistingObject,
+};
+
+/**
+ * The seams of a protocol object (one sink, one worker, ...) under a mutant: fresh each call,
+ * so a mutant's state (a counter) belongs to that object. No mutant, or a name outside the
+ * union (which config and the sink's open() refuse loudly): `{}`, the correct protocol.
+ */
+export function seamsFor(mutant?: ClinkMutant | 'none'): ProtocolSeams {
+  return isClinkMutant(mutant) ? MUTANT_SEAMS[mutant]() : {};
+}
+
+/** The mutant a job's setting names: absent, empty or 'none' is the correct engine (undefined). */
+export function namedMutant<T extends string>(setting: T | undefined): Exclude<T, 'none'> | undefined {
+  return !setting || setting === 'none' ? undefined : (setting as Exclude<T, 'none'>);
 }
