@@ -1,7 +1,7 @@
 /**
  * Names the help texts list, read from their registries so the help cannot drift: each
  * engine's mutants (engine/index.ts -> the plug's `mutants`, Clink's in
- * engine/clink/mutants.ts) and the fault kinds (chaos/kinds.ts FAULT_PACKAGES).
+ * engine/clink/mutants/index.ts) and the fault kinds (chaos/kinds.ts FAULT_PACKAGES).
  */
 import { FAULT_PACKAGES } from '../../chaos/kinds.ts';
 import { ENGINE_NAMES, loadEngine } from '../../engine/index.ts';

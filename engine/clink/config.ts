@@ -38,4 +38,3 @@ export function readConfig(file: string): ClinkConfig {
   return c;
 }
 
-export const RUNTIME_MUTANTS = ['no-fencing', 'offsets-off-by-one'] as const;

@@ -27,6 +27,7 @@ import { decodeLine } from './durable-log.ts';
 import { CLINK_FAULT_POINT_INJECTION, COORDINATOR_FAULT_POINTS, FAULT_POINTS, MANDATORY_FAULT_POINTS, RECOVERY_FAULT_POINTS } from './fault-points.ts';
 import { CLINK_MUTANTS, isClinkMutant } from './mutants/index.ts';
 import { SINK_FAMILY } from './sink/s3-2pc-sink.ts';
+import { armPoint, writeArmed } from '../armed-points.ts';
 
 export const COORDINATOR_SERVICE = 'clink-coordinator';
 export const WORKER_SERVICE = 'clink-worker';
@@ -220,30 +221,15 @@ class ClinkEngine extends EngineHosts implements Engine {
     const host = this.ctx.rig.hosts.find((h) => h.name === hostName)!;
     const r = this.remote(host);
     const file = `${clinkDir(host)}/faults/armed.json`;
-    const cur = await r.exec(`cat ${shQuote(file)} 2>/dev/null`, { check: false });
-    let armed: Record<string, number> = {};
-    try {
-      armed = cur.stdout.trim() ? (JSON.parse(cur.stdout) as Record<string, number>) : {};
-    } catch {
-      armed = {};
-    }
-    armed[point] = opts.times ?? 1;
-    await this.#writeArmed(r, file, armed);
-    this.log(`clink: armed ${point} x${armed[point]} on ${hostName}`);
-  }
-
-  async #writeArmed(r: Remote, file: string, armed: Record<string, number>): Promise<void> {
-    const tmp = `${file}.plug-tmp`;
-    await r.exec(`mkdir -p ${shQuote(path.posix.dirname(file))}`);
-    await r.writeFile(tmp, JSON.stringify(armed));
-    await r.exec(`mv -f ${shQuote(tmp)} ${shQuote(file)}`);
+    const times = await armPoint(r, file, point, opts.times ?? 1);
+    this.log(`clink: armed ${point} x${times} on ${hostName}`);
   }
 
   async disarmFaultPoints(): Promise<void> {
     await Promise.all(
       this.engineHosts().map(async ({ host }) => {
         const r = this.remote(host);
-        await this.#writeArmed(r, `${clinkDir(host)}/faults/armed.json`, {});
+        await writeArmed(r, `${clinkDir(host)}/faults/armed.json`, {});
       }),
     );
   }

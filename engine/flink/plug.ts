@@ -41,6 +41,7 @@ import { FLINK_PORTS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor
 import { FLINK_COORDINATOR_FAULT_POINTS, FLINK_FAULT_POINT_INJECTION, FLINK_FAULT_POINTS, FLINK_NOT_APPLICABLE_POINTS, FLINK_RECOVERY_FAULT_POINTS } from './fault-points.ts';
 import { parseJsonl } from '../../lib/jsonl.ts';
 import { EngineHosts, collectHostFiles } from '../hosts.ts';
+import { armPoint, writeArmed } from '../armed-points.ts';
 
 export const SINK_FAMILY = 'flink_filesink_s3';
 export const JOBMANAGER_SERVICE: FlinkService = 'flink-jobmanager';
@@ -325,27 +326,12 @@ class FlinkEngine extends EngineHosts implements Engine {
     const host = this.ctx.rig.hosts.find((h) => h.name === hostName)!;
     const r = this.remote(host);
     const file = `${flinkFaultsDir(host)}/armed.json`;
-    const cur = await r.exec(`cat ${shQuote(file)} 2>/dev/null`, { check: false });
-    let armed: Record<string, number> = {};
-    try {
-      armed = cur.stdout.trim() ? (JSON.parse(cur.stdout) as Record<string, number>) : {};
-    } catch {
-      armed = {};
-    }
-    armed[point] = opts.times ?? 1;
-    await this.#writeArmed(r, file, armed);
-    this.log(`flink: armed ${point} x${armed[point]} on ${hostName}`);
-  }
-
-  async #writeArmed(r: Remote, file: string, armed: Record<string, number>): Promise<void> {
-    const tmp = `${file}.plug-tmp`;
-    await r.exec(`mkdir -p ${shQuote(path.posix.dirname(file))}`);
-    await r.writeFile(tmp, JSON.stringify(armed));
-    await r.exec(`mv -f ${shQuote(tmp)} ${shQuote(file)}`);
+    const times = await armPoint(r, file, point, opts.times ?? 1);
+    this.log(`flink: armed ${point} x${times} on ${hostName}`);
   }
 
   async disarmFaultPoints(): Promise<void> {
-    await Promise.all(this.engineHosts().map(({ host }) => this.#writeArmed(this.remote(host), `${flinkFaultsDir(host)}/armed.json`, {})));
+    await Promise.all(this.engineHosts().map(({ host }) => writeArmed(this.remote(host), `${flinkFaultsDir(host)}/armed.json`, {})));
   }
 
   /** The agents' fired records (fired.jsonl on each engine host), oldest first. */

@@ -1,0 +1,35 @@
+/**
+ * The armed-points file both engine plugs write on a host (Clink's faults/armed.json, the
+ * Flink agent's armed.json): a JSON object, fault point → times it is still to fire. The
+ * engine's process reads it at each point; the plug replaces it whole (write, then rename),
+ * so the process never reads a half-written file.
+ */
+import path from 'node:path';
+import { shQuote } from '../rig/process.ts';
+import type { Remote } from '../rig/remote.ts';
+
+/** The points armed in `file` now ({} when there is none, or it cannot be read). */
+export async function readArmed(r: Remote, file: string): Promise<Record<string, number>> {
+  const cur = await r.exec(`cat ${shQuote(file)} 2>/dev/null`, { check: false });
+  try {
+    return cur.stdout.trim() ? (JSON.parse(cur.stdout) as Record<string, number>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Replaces `file` with `armed`, atomically. */
+export async function writeArmed(r: Remote, file: string, armed: Record<string, number>): Promise<void> {
+  const tmp = `${file}.plug-tmp`;
+  await r.exec(`mkdir -p ${shQuote(path.posix.dirname(file))}`);
+  await r.writeFile(tmp, JSON.stringify(armed));
+  await r.exec(`mv -f ${shQuote(tmp)} ${shQuote(file)}`);
+}
+
+/** Arms `point` for `times` firings, keeping the other points armed in `file`; returns the times set. */
+export async function armPoint(r: Remote, file: string, point: string, times = 1): Promise<number> {
+  const armed = await readArmed(r, file);
+  armed[point] = times;
+  await writeArmed(r, file, armed);
+  return times;
+}
