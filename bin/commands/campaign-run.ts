@@ -49,6 +49,7 @@ Exit: 0 PASS, 1 FAIL or GATE_FAILED, 2 aborted/unknown, 254 bad input, 255 inter
     replay: { type: 'string', valueName: 'RUN_DIR', description: "Re-run a stored run's exact schedule (its campaign.resolved.json and plan.json)" },
     faults: { type: 'string', valueName: 'IDS', description: 'With --replay: keep only these faults of the stored plan (comma-separated ids, e.g. f002,f004), at their own times' },
     'soak-s': { type: 'string', valueName: 'N', description: 'With --replay: the soak in seconds (at most the stored one)' },
+    rehearsal: { type: 'string', valueName: 'RUN_DIR', description: "The finished rehearsal this run follows (QUAL-03's order); checked before anything runs, recorded in rehearsal.json and named in the report's provenance" },
     'run-id': { type: 'string', valueName: 'ID', description: 'The run id (default: <campaign>-<time>-<random>): A-Z a-z 0-9 . _ - only, and never one used before (exit 254)' },
     ...OVERRIDE_OPTIONS,
     repeat: { type: 'string', valueName: 'N', description: `Run it N times (1 to ${MAX_REPEAT}), each a fresh run id, the same seed; stop at the first ABORTED` },
@@ -60,6 +61,7 @@ Exit: 0 PASS, 1 FAIL or GATE_FAILED, 2 aborted/unknown, 254 bad input, 255 inter
     'clink-qual campaign run campaigns/quick.yaml --mutant commit-at-prepare',
     'clink-qual campaign run campaigns/quick.yaml --seed quick-7 --soak 20m --rate 500',
     'clink-qual campaign run campaigns/quick.yaml --until-fail --repeat 10',
+    'clink-qual campaign run campaigns/qual03.yaml --rehearsal runs/qual03-smoke-20261203T234928-f4c7',
   ],
   async run({ values, positionals }) {
     const replayDir = typeof values.replay === 'string' ? values.replay : undefined;
@@ -72,6 +74,7 @@ Exit: 0 PASS, 1 FAIL or GATE_FAILED, 2 aborted/unknown, 254 bad input, 255 inter
     const stored = replayDir ? loadStoredRun(replayDir) : undefined;
     const sub = replaySubset(stored, values.faults, values['soak-s']);
     const givenId = typeof values['run-id'] === 'string' ? values['run-id'] : undefined;
+    const rehearsal = typeof values.rehearsal === 'string' ? values.rehearsal : undefined;
     const runIdOf = (i: number) => (givenId === undefined ? undefined : repeat ? `${givenId}-${i}` : givenId);
     if (repeat && givenId !== undefined) for (let i = 1; i <= repeat.count; i++) checkRunId(runIdOf(i)!, runsDir());
     const runOnce = (i: number) =>
@@ -81,6 +84,7 @@ Exit: 0 PASS, 1 FAIL or GATE_FAILED, 2 aborted/unknown, 254 bad input, 255 inter
         ...(typeof values.inventory === 'string' ? { inventory: values.inventory } : {}),
         ...(typeof values.mutant === 'string' ? { mutant: values.mutant } : {}),
         ...(runIdOf(i) !== undefined ? { runId: runIdOf(i)! } : {}),
+        ...(rehearsal ? { rehearsal } : {}),
         ...(noOverrides(overrides) ? {} : { overrides }),
       });
     if (!repeat) {

@@ -45,9 +45,13 @@ doctor included, stopped it), 254 bad arguments, 255 internal error.`,
     'keep-rig': { type: 'boolean', description: 'Leave the rig up afterwards' },
     engine: { type: 'string', valueName: 'NAME', description: `The engine's own smoke campaign: ${Object.entries(SMOKE_CAMPAIGNS).map(([e, f]) => `${e} (${f})`).join(', ')}; default clink` },
     campaign: { type: 'string', valueName: 'FILE', description: 'Another campaign file (its engine is the one it names); default campaigns/quick.yaml' },
+    rehearsal: { type: 'string', valueName: 'RUN_DIR', description: "The finished rehearsal this run follows (e.g. qual03-smoke's run before qual03); named in the report's provenance" },
   },
   async run({ values }) {
     const campaign = smokeCampaign(values.engine === undefined ? undefined : String(values.engine), values.campaign === undefined ? undefined : String(values.campaign));
+    const rehearsal = values.rehearsal === undefined ? undefined : String(values.rehearsal);
+    // A rehearsal that is not a finished run is refused before doctor and install (exit 254).
+    if (rehearsal) (await import('../../reports/rehearsal.ts')).readRehearsal(rehearsal);
     const { forSmoke, renderDoctor, runDoctor } = await import('../../rig/doctor.ts');
     const doc = forSmoke(await runDoctor({ hashes: false }));
     console.error(renderDoctor(doc).split('\n').map((l) => `doctor: ${l}`).join('\n'));
@@ -62,7 +66,7 @@ doctor included, stopped it), 254 bad arguments, 255 internal error.`,
     }
     try {
       const file = path.resolve(repoRoot, campaign);
-      const { runDir, verdict } = await runCampaign({ campaignFile: file, rigUpIfMissing: true });
+      const { runDir, verdict } = await runCampaign({ campaignFile: file, rigUpIfMissing: true, ...(rehearsal ? { rehearsal } : {}) });
       printVerdict(runDir, verdict);
       return verdict.exitCode;
     } finally {

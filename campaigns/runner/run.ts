@@ -23,6 +23,7 @@ import { QualError } from '../../lib/errors.ts';
 import type { Provenance, Verdict } from '../../lib/evidence.ts';
 import { repoRoot, runsDir } from '../../lib/paths.ts';
 import { RunStore } from '../../lib/run-store.ts';
+import { describeRehearsal, readRehearsal } from '../../reports/rehearsal.ts';
 import { pointLatest } from '../../reports/runs-list.ts';
 import { readManifest } from '../../rig/install.ts';
 import { closeAllRemotes, remoteFor } from '../../rig/ssh.ts';
@@ -55,6 +56,8 @@ export interface RunOptions {
   engine?: Engine;
   /** Run a stored run's exact schedule (campaign --replay, shrink candidates) instead of planning campaignFile. */
   replay?: ReplayInput;
+  /** The finished rehearsal this run follows (a run directory): checked before anything is touched, recorded in rehearsal.json. */
+  rehearsal?: string;
   /** --seed, --soak, --rate: applied to the loaded campaign before planning, recorded in campaign.resolved.json (not with replay). */
   overrides?: Overrides;
 }
@@ -138,6 +141,7 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
     throw new QualError('BAD_ARGUMENTS', `unknown mutant '${mutant}' for engine ${engine.name} (known: ${engine.mutants.map((m) => m.name).join(', ')})`);
   }
   const plan = replayed ? replayed.plan : planCampaign(campaign);
+  const rehearsal = opts.rehearsal !== undefined ? readRehearsal(opts.rehearsal) : undefined;
 
   // The rig: from an inventory, the live local rig, or (smoke) a local rig brought up now.
   let rig: RigState;
@@ -183,6 +187,11 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
     log(`replaying ${replayed.record.replays}: ${replayed.record.faults.length} of its ${replayed.record.ofFaults} faults, soak ${campaign.workload.soakS} s`);
   }
   if (campaign.overrides) log(`overrides: ${describeOverrides(campaign.overrides)}`);
+  const revision = gitRevision();
+  if (rehearsal) {
+    store.write('rehearsal', rehearsal);
+    log(`rehearsal: ${describeRehearsal(rehearsal, revision.revision)}`);
+  }
   store.write('campaign', {
     ...campaign,
     engine: { ...campaign.engine, mutant },
@@ -192,7 +201,6 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
   });
   store.writeText('plan', formatPlanJson(plan));
   const manifest = readManifest();
-  const revision = gitRevision();
   store.write('provenance', {
     runId,
     campaign: campaign.name,

@@ -38,3 +38,10 @@ t.test('bad engine, or an engine beside --campaign: 254 before anything is touch
   t.match(r.stderr, /--engine spark: no such engine \(known: clink, flink\)/);
   t.notMatch(r.stderr, /doctor:|rig install:/, 'refused before the doctor and the install');
 });
+
+t.test('a --rehearsal that is no finished run: 254 before the doctor and the install', async (t) => {
+  const r = spawnSync(path.join(repoRoot, 'clink-qual'), ['smoke', '--campaign', 'campaigns/qual03.yaml', '--rehearsal', 'test/fixtures/run-aborted'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+  t.equal(r.status, 254);
+  t.match(r.stderr, /the run has no verdict\.json, so it did not finish/);
+  t.notMatch(r.stderr, /doctor:|rig install:/, 'refused before the doctor and the install');
+});
