@@ -5,12 +5,11 @@
  * the rehearsal's own evidence (verdict.json, provenance.json); later reports of RUN_DIR
  * read it from there, so the link survives re-reporting.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
 import type { Rehearsal } from '../lib/evidence.ts';
 import { isRunDir, readRunListing } from './runs-list.ts';
-import { EVIDENCE, RunStore } from '../lib/run-store.ts';
+import { RunStore } from '../lib/run-store.ts';
 
 /** The rehearsal's identity from its run directory; refuses a directory with no verdict (a rehearsal that did not finish rehearses nothing). */
 export function readRehearsal(dir: string): Rehearsal {
@@ -34,15 +33,8 @@ export function readRehearsal(dir: string): Rehearsal {
 
 /** The run id its own evidence records (a committed copy's directory is often named otherwise). */
 function recordedRunId(dir: string): string | undefined {
-  for (const f of [EVIDENCE.verdict.file, EVIDENCE.provenance.file]) {
-    try {
-      const id = (JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { runId?: unknown }).runId;
-      if (typeof id === 'string' && id) return id;
-    } catch {
-      // absent or torn: try the next file
-    }
-  }
-  return undefined;
+  const store = new RunStore(dir);
+  return store.get('verdict')?.runId || store.get('provenance')?.runId || undefined;
 }
 
 /** Records the rehearsal in RUN_DIR/rehearsal.json; refuses to name a run as its own rehearsal. */
