@@ -8,7 +8,7 @@
  *   `workerLossTimeoutMs` loses a worker; a new or lost worker → a new epoch (persisted
  *   before use) and a redeploy of every subtask over the live workers, from the last
  *   completed checkpoint (its offsets, and its handles to re-complete).
- * - Checkpoints: every interval, while the job runs, barrier(C, E) with C persisted as
+ * - Checkpoints: on a fixed grid of the interval (cadence.ts), while the job runs, barrier(C, E) with C persisted as
  *   used first (ids strictly increase across restores and restarts). When every subtask's
  *   snapshot for (C, E) arrived: fault point, append + fsync the completed record, fault
  *   point, then complete(C, E) to the workers. A barrier not completed in time is abandoned.
@@ -22,6 +22,7 @@ import { mkdirSync } from 'node:fs';
 import type { ClinkConfig } from './config.ts';
 import { DurableLog, writeFileAtomic } from './durable-log.ts';
 import { monotonicMs } from './mono.ts';
+import { CheckpointCadence } from './cadence.ts';
 import { FaultPoints } from './fault-points.ts';
 import { readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
 import { seamsFor, type ProtocolSeams } from './mutants/index.ts';
@@ -66,7 +67,7 @@ export class Coordinator {
   #ready = new Set<number>();
   #running = false;
   #pending: PendingCheckpoint | null = null;
-  #lastBarrierAt = 0;
+  #cadence: CheckpointCadence;
   #queue: Promise<void> = Promise.resolve();
   #server: net.Server | null = null;
   #timer: NodeJS.Timeout | null = null;
@@ -83,6 +84,7 @@ export class Coordinator {
 
   constructor(cfg: ClinkConfig, opts: { log?: (line: string) => void; fatal?: (code: number) => void } = {}) {
     this.cfg = cfg;
+    this.#cadence = new CheckpointCadence(cfg.checkpointIntervalMs);
     this.#seams = seamsFor(cfg.mutant);
     this.faults = new FaultPoints(cfg.clinkDir, cfg.host, 'coordinator');
     this.#out = opts.log ?? ((l) => console.log(l));
@@ -185,7 +187,7 @@ export class Coordinator {
         if (!this.#running && this.#ready.size === this.cfg.partitions) {
           this.#running = true;
           this.#out(`clink coordinator: epoch ${this.#epoch}: job running (${this.cfg.partitions} subtasks)`);
-          this.#lastBarrierAt = monotonicMs();
+          this.#cadence.running(monotonicMs());
           this.#writeStatus();
         }
         return;
@@ -311,8 +313,7 @@ export class Coordinator {
       this.#out(`clink coordinator: checkpoint ${this.#pending.id} (epoch ${this.#pending.epoch}) abandoned after ${timeout} ms (${this.#pending.offsets.size}/${this.#pending.expected} snapshots)`);
       this.#pending = null;
     }
-    if (this.#running && !this.#pending && now - this.#lastBarrierAt >= this.cfg.checkpointIntervalMs) {
-      this.#lastBarrierAt = now;
+    if (this.#running && !this.#pending && this.#cadence.due(now)) {
       this.#enqueue('barrier', () => this.#triggerBarrier());
     }
   }
