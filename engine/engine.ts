@@ -162,15 +162,23 @@ export interface Engine {
    * multipart commits).
    */
   readonly sinkMechanism?: string;
+  /**
+   * How the engine finds out, when its commit is repeated after a recovery and the store
+   * answers that the upload is gone, whether the object at the key is its own; a clause
+   * for the report's paragraph on the kill after the commit (e.g. "it checks the object's
+   * ETag and size"). Without it the report says nothing of how.
+   */
+  readonly commitCheck?: string;
   /** Copies the engine's logs and journals into destDir/<host>/...; returns the files written. */
   collectLogs(destDir: string): Promise<string[]>;
 }
 
 /** What the report says of the engine beyond its name: recorded in provenance.json at the run's start. */
-export function engineDescription(engine: Engine): Pick<NonNullable<Provenance['engine']>, 'version' | 'sinkMechanism' | 'faultPointInjection' | 'faultPointsNotApplicable'> {
+export function engineDescription(engine: Engine): Pick<NonNullable<Provenance['engine']>, 'version' | 'sinkMechanism' | 'commitCheck' | 'faultPointInjection' | 'faultPointsNotApplicable'> {
   return {
     ...(engine.version ? { version: engine.version } : {}),
     ...(engine.sinkMechanism ? { sinkMechanism: engine.sinkMechanism } : {}),
+    ...(engine.commitCheck ? { commitCheck: engine.commitCheck } : {}),
     ...(engine.faultPointInjection ? { faultPointInjection: { ...engine.faultPointInjection } } : {}),
     ...(engine.faultPointsNotApplicable && Object.keys(engine.faultPointsNotApplicable).length ? { faultPointsNotApplicable: { ...engine.faultPointsNotApplicable } } : {}),
   };

@@ -273,9 +273,10 @@ export interface Provenance {
     /** Engine.faultPoints and Engine.mandatoryFaultPoints, so the report can say which mandatory points were covered. */
     faultPoints?: string[];
     mandatoryFaultPoints?: string[];
-    /** Engine.version, Engine.sinkMechanism, Engine.faultPointInjection and Engine.faultPointsNotApplicable, for the report. */
+    /** Engine.version, Engine.sinkMechanism, Engine.commitCheck, Engine.faultPointInjection and Engine.faultPointsNotApplicable, for the report. */
     version?: string;
     sinkMechanism?: string;
+    commitCheck?: string;
     faultPointInjection?: Record<string, string>;
     faultPointsNotApplicable?: Record<string, string>;
   };

@@ -18,7 +18,7 @@ export function readRehearsal(dir: string): Rehearsal {
   if (!r.verdict) throw new QualError('BAD_ARGUMENTS', `--rehearsal ${dir}: the run has no verdict.json, so it did not finish and rehearses nothing`);
   if (!r.campaign) throw new QualError('BAD_ARGUMENTS', `--rehearsal ${dir}: the run's campaign is not recorded (provenance.json or verdict.json)`);
   return {
-    runId: recordedRunId(dir) ?? r.id,
+    runId: r.recordedId ?? r.id,
     campaign: r.campaign,
     seed: r.seed,
     verdict: r.verdict,
@@ -29,12 +29,6 @@ export function readRehearsal(dir: string): Rehearsal {
     durationS: r.durationS,
     produced: r.produced,
   };
-}
-
-/** The run id its own evidence records (a committed copy's directory is often named otherwise). */
-function recordedRunId(dir: string): string | undefined {
-  const store = new RunStore(dir);
-  return store.get('verdict')?.runId || store.get('provenance')?.runId || undefined;
 }
 
 /** Records the rehearsal in RUN_DIR/rehearsal.json; refuses to name a run as its own rehearsal. */

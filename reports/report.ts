@@ -81,6 +81,16 @@ function harnessMutationWords(ev: RunEvidence): string {
 /** The bundled engine's sink, as the lead describes it when the provenance names no other mechanism. */
 const CLINK_SINK_MECHANISM = 'it buffers a checkpoint interval of records, stages them as multipart parts at the barrier, and makes the object visible with CompleteMultipartUpload only after the checkpoint is durable.';
 
+/**
+ * The engine's own words on how it tells its object from another after NoSuchUpload
+ * (Engine.commitCheck, in provenance). Runs recorded before the field existed were Clink's
+ * when the engine was named clink, so they keep the sentence they were rendered with.
+ */
+function commitCheckClause(engine: { name: string; commitCheck?: string } | undefined): string {
+  const check = engine?.commitCheck ?? (engine?.name === 'clink' ? "Clink checks the object's ETag, size and its own token in the metadata" : undefined);
+  return check ? ` (${check})` : '';
+}
+
 function title(x: Ctx): string[] {
   const name = x.ev.campaign?.name ?? x.ev.provenance?.campaign ?? x.ev.dirName;
   const out = [`# ${name}: exactly-once from Kafka into S3-compatible storage — ${x.verdict}`, ''];
@@ -275,7 +285,7 @@ function survived(x: Ctx): string[] {
     const after = cov.points.find((p) => p.point === 'sink.after-commit');
     if (after && after.survived > 0)
       out.push(
-        `The kill after the commit (${plural(after.survived, 'time')}) is the case only an idempotent commit survives: recovery completes again an upload the store has already finalised, the store answers NoSuchUpload, and the engine must find out whether the object there is its own instead of guessing${x.ev.provenance?.engine.name === 'clink' ? " (Clink checks the object's ETag, size and its own token in the metadata)" : ''}.`,
+        `The kill after the commit (${plural(after.survived, 'time')}) is the case only an idempotent commit survives: recovery completes again an upload the store has already finalised, the store answers NoSuchUpload, and the engine must find out whether the object there is its own instead of guessing${commitCheckClause(x.ev.provenance?.engine)}.`,
         '',
       );
   }

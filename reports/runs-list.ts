@@ -20,7 +20,10 @@ export const LATEST = 'latest';
 const RUN_MARKERS = [EVIDENCE.provenance.file, EVIDENCE.campaign.file, EVIDENCE.plan.file, EVIDENCE.verdict.file, EVIDENCE.preflight.file];
 
 export interface RunListing {
+  /** The directory's name (a committed copy's is often not the run id). */
   id: string;
+  /** The run id its own evidence records (verdict.json, else provenance.json), or null. */
+  recordedId: string | null;
   /** The run's directory, absolute. */
   dir: string;
   campaign: string | null;
@@ -152,6 +155,7 @@ export function readRunListing(dir: string): RunListing {
   const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
   return {
     id: path.basename(abs),
+    recordedId: str(verdict?.runId) ?? str(prov?.runId),
     dir: abs,
     campaign: str(prov?.campaign) ?? str(camp?.name),
     engine: str(eng?.name) ?? str(campEngine?.name),

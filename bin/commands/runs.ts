@@ -20,7 +20,7 @@ stderr). Nothing else is written.
   clink-qual runs html       write runs/index.html and each run's report.html
 
 With --json: {"schemaVersion": 1, "runsDir", "latest", "runs": [...]}, one object per run
-with id, dir, campaign, engine, mutant, seed, revision, dirty, verdict (null without
+with id (the directory's name), recordedId (the run id its evidence records), dir, campaign, engine, mutant, seed, revision, dirty, verdict (null without
 verdict.json), exitCode, startedAt, endedAt, endedFrom, durationS, produced,
 committedDistinct, counters, firstFinding, findings, reasons, warnings, report, timeline.
 

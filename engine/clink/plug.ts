@@ -53,6 +53,7 @@ function serviceFor(role: EngineRole): string {
 class ClinkEngine extends EngineHosts implements Engine {
   readonly name = 'clink';
   readonly sinkFamily = SINK_FAMILY;
+  readonly commitCheck = "Clink checks the object's ETag, size and its own token in the metadata";
   readonly faultPoints = FAULT_POINTS;
   readonly mandatoryFaultPoints = MANDATORY_FAULT_POINTS;
   readonly recoveryFaultPoints = RECOVERY_FAULT_POINTS;

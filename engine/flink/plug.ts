@@ -92,6 +92,9 @@ class FlinkEngine extends EngineHosts implements Engine {
   readonly faultPointInjection = FLINK_FAULT_POINT_INJECTION;
   readonly sinkMechanism =
     "Flink's FileSink writes each subtask's part file to S3 as a multipart upload through Flink's S3 RecoverableWriter (a part is uploaded whenever 5 MiB are buffered); at the checkpoint barrier the writer closes the in-progress part file for commit (prepareCommit: the rest uploaded, the upload left open) and its committable goes into the checkpoint; the committer makes the object visible with CompleteMultipartUpload only once that checkpoint is complete, and a restored job commits the checkpoint's committables again.";
+  /** Read from flink-s3-fs-hadoop 2.2.0's S3Committer.commitAfterRecovery (javap): getObjectMetadata, then getContentLength against the recovered upload's total length. */
+  readonly commitCheck =
+    "Flink's S3Committer reads the object's metadata and accepts it when its length equals the recovered upload's, so only the size is checked";
   readonly opts: FlinkPlugOptions;
   #job: EngineJobSpec | null = null;
   #jobId: string | null = null;

@@ -281,4 +281,20 @@ t.test("another engine behind the plug: its version, its sink's mechanism, how e
   t.match(md, /\| `sink\.after-commit` \|[^\n]*\| not applicable: no method boundary after the commit \|/);
   t.match(md, 'Points this engine cannot reach, reported as not applicable and never counted as covered: `sink.after-commit` (no method boundary after the commit).');
   t.match(md, 'counted by the engine plug: ListMultipartUploads under the run prefix.');
+  t.notMatch(md, 'Clink checks', "another engine's run never gets Clink's commit check");
+});
+
+t.test("the kill after the commit names the engine's own commit check, from provenance", async (t) => {
+  const dir = copyRun(t, 'run-pass');
+  const clink = renderReport(dir);
+  t.match(clink, /The kill after the commit \(\d+ times?\)/, 'the fixture run survived a kill after the commit');
+  t.match(clink, "instead of guessing (Clink checks the object's ETag, size and its own token in the metadata).", 'evidence from before the field: the bundled engine keeps its sentence');
+  const pf = path.join(dir, 'provenance.json');
+  const p = JSON.parse(readFileSync(pf, 'utf8'));
+  p.engine.name = 'other';
+  writeFileSync(pf, JSON.stringify(p, null, 2));
+  t.match(renderReport(dir), 'instead of guessing.', 'an engine that does not describe its check: nothing is claimed for it');
+  p.engine.commitCheck = 'it compares the object\'s length with the upload\'s';
+  writeFileSync(pf, JSON.stringify(p, null, 2));
+  t.match(renderReport(dir), "instead of guessing (it compares the object's length with the upload's).");
 });

@@ -119,7 +119,8 @@ t.test('clink-qual runs --json, runs show, exit codes', async (t) => {
   t.same(doc.runs.map((x) => [x.id, x.verdict, x.durationS]), [[pass.id, 'PASS', 376], [aborted.id, null, 200], [fail.id, 'FAIL', 376]]);
   t.same(doc.runs[2]!.counters, { duplicates: 3, gaps: 0, foreign: 0, corrupted: 0, mutations: 0, pastProduced: 0 });
   t.equal(doc.runs[2]!.firstFinding, 'duplicates: event (1, 2050) committed twice');
-  t.same(Object.keys(doc.runs[0]!).sort(), ['campaign', 'committedDistinct', 'counters', 'dir', 'dirty', 'durationS', 'endedAt', 'endedFrom', 'engine', 'exitCode', 'findings', 'firstFinding', 'id', 'mutant', 'produced', 'reasons', 'report', 'revision', 'seed', 'startedAt', 'timeline', 'verdict', 'warnings'], 'the documented fields');
+  t.equal(doc.runs[0]!.recordedId, pass.id, "the run id the evidence records (the fixture's directory is named after it)");
+  t.same(Object.keys(doc.runs[0]!).sort(), ['campaign', 'committedDistinct', 'counters', 'dir', 'dirty', 'durationS', 'endedAt', 'endedFrom', 'engine', 'exitCode', 'findings', 'firstFinding', 'id', 'mutant', 'produced', 'reasons', 'recordedId', 'report', 'revision', 'seed', 'startedAt', 'timeline', 'verdict', 'warnings'], 'the documented fields');
   t.equal(existsSync(path.join(r, 'index.html')), false, 'runs writes nothing but latest');
 
   const table = cliRun(['runs', '--runs-dir', r]);
