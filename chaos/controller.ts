@@ -194,27 +194,40 @@ export class ChaosController {
   }
 
   /**
-   * When the first checkpoint after `t` (the heal) completed, or null past the deadline. The
-   * engine stamps its checkpoints with its own wall clock, which a clock-step fault may have
-   * moved either way: a stamp is taken only when it lies between the heal and now (1 s of
-   * slack between hosts). Otherwise a checkpoint counts when its id is above the last one seen
-   * at the first poll, and its time is when it was seen (within a poll interval).
+   * When the first checkpoint after `t` (the heal) completed, or null when none completed
+   * within the deadline. The engine stamps its checkpoints with its own wall clock, which a
+   * clock-step fault may have moved either way: a stamp is taken only when it lies between
+   * the heal and now (1 s of slack between hosts). Otherwise a checkpoint counts when its id
+   * is above the last one seen at the first poll, and its time is when it was seen (within a
+   * poll interval).
+   *
+   * An episode may end long after its last heal (a recovery-only point waits out the
+   * deadline before it is called not landed), so the engine is always asked at least once,
+   * and its list of recent checkpoints gives the first one after the heal, not the latest.
    */
   private async nextCheckpointAfter(t: number): Promise<number | null> {
+    const deadline = t + this.opts.recoveryDeadlineS * 1000;
     let baseline: number | null | undefined;
     const seen = await poll(
       async () => {
         const h = await this.opts.ctx.engine.health();
         const now = Date.now();
+        const latest = Math.min(now + 1000, deadline);
+        const first = (h.checkpoints ?? []).map((c) => Date.parse(c.at)).find((at) => at > t && at <= latest);
+        if (first !== undefined) return first;
         const at = h.lastCompletedAt ? Date.parse(h.lastCompletedAt) : Number.NaN;
-        if (at > t && at <= now + 1000) return at;
+        if (at > t && at <= latest) return at;
+        if (now > deadline) return null;
         const id = h.lastCompletedCheckpointId ?? null;
         if (baseline === undefined) baseline = id;
         else if (id !== null && (baseline === null || id > baseline)) return now;
         return null;
       },
       // A probe that throws is a coordinator restarting: keep polling.
-      { until: t + this.opts.recoveryDeadlineS * 1000, intervalMs: 500, signal: this.opts.signal, ignoreErrors: true },
+      // Past the deadline already: one probe, which reads the recent checkpoints' stamps.
+      Date.now() >= deadline
+        ? { until: Date.now() + 5000, probes: 1, intervalMs: 0, signal: this.opts.signal, ignoreErrors: true }
+        : { until: deadline, intervalMs: 500, signal: this.opts.signal, ignoreErrors: true },
     );
     return seen ?? null;
   }

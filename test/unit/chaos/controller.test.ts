@@ -163,3 +163,48 @@ t.test('recovery is measured on the harness clock when the engine stamps checkpo
   t.ok(rec, 'recovered once a newer checkpoint id was seen');
   t.ok(rec!.recoveryS! >= 0 && rec!.recoveryS! < 5, `recovery ${rec!.recoveryS} s, not the 300 s of the engine's stepped clock`);
 });
+
+t.test('an episode that ends past its recovery deadline still finds the first checkpoint after the heal', async (t) => {
+  // The recovery-only point waits out the deadline before it is called not landed; the
+  // kill healed long before, and checkpoints completed meanwhile (the first 1 s after it).
+  let healedAt = 0;
+  const slowPoint: FaultPackage = {
+    kind: 'protocol-point', spec: FAKE_SPEC,
+    inject: async (_f, _ctx, hooks) => {
+      hooks?.ready();
+      await new Promise((r) => setTimeout(r, 6500)); // longer than the 5 s deadline
+      throw new FaultNotLanded('did not fire');
+    },
+  };
+  const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async () => ({ evidence: {}, heal: async () => { healedAt = Date.now(); return {}; } }) };
+  const health = async () => {
+    const cps = healedAt ? [healedAt - 2000, healedAt + 1000, healedAt + 3000, healedAt + 6000].filter((at) => at <= Date.now()).map((at, i) => ({ id: i + 1, epoch: 1, at: new Date(at).toISOString() })) : [];
+    const last = cps.at(-1);
+    return { running: true, epoch: 1, completedCheckpoints: cps.length, lastCompletedCheckpointId: last?.id ?? null, lastCompletedAt: last?.at ?? null, checkpoints: cps };
+  };
+  const { controller, records } = harness({ 'protocol-point': slowPoint, 'worker-kill': kill }, { health });
+  await controller['runEpisode']([step('f1', 'protocol-point'), step('f2', 'worker-kill')]);
+  const rec = records.find((r) => r.faultId === 'f2' && (r.phase === 'recovered' || r.phase === 'not-recovered'));
+  t.equal(rec?.phase, 'recovered', 'the kill recovered: a checkpoint completed 1 s after its heal');
+  t.equal((rec as { recoveryS?: number } | undefined)?.recoveryS, 1, 'timed from the first checkpoint after the heal, not the latest');
+});
+
+t.test('past the deadline, a checkpoint that came only after it is no recovery', async (t) => {
+  let healedAt = 0;
+  const slowPoint: FaultPackage = {
+    kind: 'protocol-point', spec: FAKE_SPEC,
+    inject: async (_f, _ctx, hooks) => {
+      hooks?.ready();
+      await new Promise((r) => setTimeout(r, 6500));
+      throw new FaultNotLanded('did not fire');
+    },
+  };
+  const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async () => ({ evidence: {}, heal: async () => { healedAt = Date.now(); return {}; } }) };
+  const health = async () => {
+    const cps = healedAt && Date.now() > healedAt + 5500 ? [{ id: 1, epoch: 1, at: new Date(healedAt + 5500).toISOString() }] : [];
+    return { running: true, epoch: 1, completedCheckpoints: cps.length, lastCompletedCheckpointId: cps[0]?.id ?? null, lastCompletedAt: cps[0]?.at ?? null, checkpoints: cps };
+  };
+  const { controller, records } = harness({ 'protocol-point': slowPoint, 'worker-kill': kill }, { health });
+  await controller['runEpisode']([step('f1', 'protocol-point'), step('f2', 'worker-kill')]);
+  t.ok(records.some((r) => r.faultId === 'f2' && r.phase === 'not-recovered'), 'the only checkpoint came 5.5 s after the heal, past the 5 s deadline');
+});
