@@ -55,6 +55,16 @@ export async function createTopic(bootstrap: string[], topic: string, partitions
   }
 }
 
+/** Deletes a topic (the benchmarks' cleanup of their own fresh topics). */
+export async function deleteTopic(bootstrap: string[], topic: string): Promise<void> {
+  const admin = new Admin({ clientId: 'clink-testkit-admin', bootstrapBrokers: bootstrap });
+  try {
+    await admin.deleteTopics({ topics: [topic] });
+  } finally {
+    await admin.close();
+  }
+}
+
 /** Produces JSON lines {"p","seq","pad"} round-robin over partitions; seq counts per partition. */
 export class LineProducer {
   readonly topic: string;

@@ -1,0 +1,728 @@
+/**
+ * Engine benchmark, sustained mode (`npm run bench -- engine-sustained`): the highest rate
+ * Clink keeps up with on the local rig, and its end-to-end latency, against a raw
+ * consume → put baseline measured the same way in the same run.
+ *
+ * bench/engine.ts drains a pre-loaded backlog; this one offers a fixed rate and watches.
+ * For each rate of a ladder (--rates, ascending), on a fresh topic (--partitions, RF 3) and
+ * a fresh bucket prefix, per side:
+ *  - producer: JSON lines {"p","seq","pad"} (test/helpers/rig-kit.ts LineProducer) sent at
+ *    the offered rate, paced every --tick-ms (50 ms): each tick sends what the schedule
+ *    rate × elapsed says is due and not sent yet (a late tick catches up, nothing more),
+ *    for --duration-s (default 11 checkpoints, so at least 10 complete inside it). Each
+ *    send's time is recorded per (partition, first seq, last seq), taken just before it.
+ *  - engine side: Clink deployed and started as bench/engine.ts does (clinkEngine(), the
+ *    same job spec, --checkpoint-ms), before the producer starts.
+ *  - baseline side: the same PartitionSource per partition as bench/engine.ts's baseline,
+ *    reading continuously, and one PutObject per partition every checkpoint interval (on a
+ *    fixed grid, all partitions at once): the raw equivalent of a checkpointed sink, the
+ *    same batching without the 2PC.
+ *  - watcher (both sides): lists the prefix every 250 ms (ListObjectsV2), reads each new
+ *    object once, and per line takes latency = first sight − send time of its (p, seq).
+ *    First sight is when the listing that first showed the object answered, so a latency
+ *    includes up to one listing interval of watching; both sides pay the same. Every time
+ *    is this process's clock: no skew.
+ *  - after the producer stops: wait until every produced event is seen (drain time = the
+ *    first sight of the last one − the producer's stop), giving up after no progress for
+ *    max(3 checkpoints, 30 s) or 10 min; then the prefix is recounted line by line
+ *    (countBucket). A duplicate, a gap or a foreign line refuses the whole benchmark: no
+ *    RESULT line (for the baseline too: it would be a broken comparison).
+ *
+ * A side kept up at a rate (keptUp) when: the achieved produce rate is ≥ 98 % of offered,
+ * every produced event was committed within checkpoint + 2 s of the producer's stop, and
+ * p99 latency ≤ checkpoint + 2 s. Each side climbs the ladder on its own (at each rung
+ * the baseline runs first, then the engine) and stops at its first rung that fails; its
+ * max sustained rate is the last rung it passed (0 when the first fails). When the
+ * producer (this process, on the same rig) cannot offer the rate, the rung says
+ * "producer-limited": that is not a result for the side, whose max is then only a lower
+ * bound (the ladder stopped for want of load, not because the side fell behind).
+ *
+ * ratio_vs_baseline = the engine's max sustained rate / the baseline's max sustained rate,
+ * both from this ladder and these criteria (so each is known to ladder resolution: the true
+ * max lies between it and the next rung). A side is "capped" when it passed every rung or
+ * its first failing rung was producer-limited: its true max may be higher. Hence (each
+ * statement at ladder resolution, i.e. taking the uncapped side's max as its rung):
+ *  - neither capped: the ratio is as measured, to ladder resolution;
+ *  - only the baseline capped (e.g. it passed every rung): the baseline's true max may be
+ *    higher, so the ratio is an UPPER bound (the engine is at most this fraction);
+ *  - only the engine capped: the ratio is a LOWER bound;
+ *  - both capped: undetermined (raise --rates). The line before RESULT says which.
+ *
+ * Memory, per step: this process's RSS after a forced GC, and the rig processes' peak RSS
+ * (Kafka, MinIO, Clink's coordinator and workers) from the campaign resource sampler
+ * (campaigns/runner/resources.ts): a sample when the step starts, every 30 s, and one when
+ * the drain ends (before the engine is stopped).
+ *
+ * Last line: `RESULT engine_sustained max_events_per_s=<N> p99_ms_at_max=<ms> ratio_vs_baseline=<r>`
+ * (p99 and ratio are `n/a` when there is no max to speak of).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { ResourceSampler, readResources } from '../campaigns/runner/resources.ts';
+import { clinkEngine } from '../engine/clink/plug.ts';
+import { PartitionSource } from '../engine/clink/source.ts';
+import type { ResourceSample } from '../lib/evidence.ts';
+import { LineProducer, countBucket, createTopic, deleteTopic, rigKit, sleep, type BucketCount, type RigKit } from '../test/helpers/rig-kit.ts';
+
+// ---------------------------------------------------------------------------------------
+// Pure parts (unit-tested in test/unit/bench/engine-sustained.test.ts)
+// ---------------------------------------------------------------------------------------
+
+export const DEFAULT_RATES = [2000, 5000, 10_400, 15_000, 20_000];
+/** The share of the offered rate the producer must achieve for the rung to count. */
+export const MIN_ACHIEVED_SHARE = 0.98;
+/** Slack over one checkpoint interval for the drain and for p99 latency. */
+export const SLACK_MS = 2000;
+
+export interface SustainedOptions {
+  rates: number[];
+  partitions: number;
+  checkpointMs: number;
+  durationMs: number;
+  tickMs: number;
+  keep: boolean;
+}
+
+export const USAGE = `Usage: npm run bench -- engine-sustained [options]
+
+Offers each rate of a ladder to Clink (deployed as bench/engine.ts does) and to a raw
+consume -> put baseline, measures end-to-end latency and whether each kept up, and prints
+the engine's max sustained rate and its ratio to the baseline's.
+
+Options:
+  --rates A,B,C         offered rates in events/s, ascending (default ${DEFAULT_RATES.join(',')})
+  --partitions N        partitions of each fresh topic, RF 3 (default 4)
+  --checkpoint-ms MS    checkpoint interval; also the baseline's put interval (default 8000)
+  --duration-s S        how long each rate is offered (default 11 checkpoints)
+  --tick-ms MS          pacing tick of the producer (default 50)
+  --keep                keep each step's topic and bucket objects (default: deleted after the recount)
+  -h, --help            this text`;
+
+/** The options, or 'help'; an unusable value throws. */
+export function parseOptions(args: string[]): SustainedOptions | 'help' {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      rates: { type: 'string' },
+      partitions: { type: 'string', default: '4' },
+      'checkpoint-ms': { type: 'string', default: '8000' },
+      'duration-s': { type: 'string' },
+      'tick-ms': { type: 'string', default: '50' },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const num = (name: string, v: string, min: number, integer = true): number => {
+    const n = Number(v);
+    if (!v.trim() || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new Error(`--${name}: ${JSON.stringify(v)} is not ${integer ? 'an integer' : 'a number'} ≥ ${min}`);
+    return n;
+  };
+  const rates = values.rates === undefined ? [...DEFAULT_RATES] : values.rates.split(',').map((r) => num('rates', r, 1, false));
+  if (!rates.length) throw new Error('--rates: no rate');
+  for (let i = 1; i < rates.length; i++) if (!(rates[i]! > rates[i - 1]!)) throw new Error(`--rates: not ascending (${rates[i - 1]} then ${rates[i]})`);
+  const checkpointMs = num('checkpoint-ms', values['checkpoint-ms']!, 1000);
+  const durationMs = values['duration-s'] === undefined ? 11 * checkpointMs : num('duration-s', values['duration-s'], 1, false) * 1000;
+  return { rates, partitions: num('partitions', values.partitions!, 1), checkpointMs, durationMs, tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
+}
+
+/**
+ * Pacing: events the producer should send now, `elapsedMs` into a `ratePerS` schedule with
+ * `sent` already sent. Cumulative, so a late tick catches up and jitter does not add up.
+ */
+export function dueNow(ratePerS: number, elapsedMs: number, sent: number): number {
+  return Math.max(0, Math.floor((ratePerS * Math.max(0, elapsedMs)) / 1000) - sent);
+}
+
+/** `n` split into sends of at most `max` events. */
+export function splitBatches(n: number, max: number): number[] {
+  const out: number[] = [];
+  for (let left = n; left > 0; left -= max) out.push(Math.min(left, max));
+  return out;
+}
+
+/** Send times per (partition, first seq, last seq); seqs of a partition are recorded in order. */
+export class SendLog {
+  readonly #first: number[][];
+  readonly #last: number[][];
+  readonly #at: number[][];
+
+  constructor(partitions: number) {
+    this.#first = Array.from({ length: partitions }, () => []);
+    this.#last = Array.from({ length: partitions }, () => []);
+    this.#at = Array.from({ length: partitions }, () => []);
+  }
+
+  record(p: number, first: number, last: number, at: number): void {
+    const f = this.#first[p];
+    if (!f) throw new Error(`SendLog: no partition ${p}`);
+    const prevLast = this.#last[p]!.at(-1) ?? -1;
+    if (first !== prevLast + 1 || last < first) throw new Error(`SendLog: partition ${p}: range ${first}..${last} does not follow ${prevLast}`);
+    f.push(first);
+    this.#last[p]!.push(last);
+    this.#at[p]!.push(at);
+  }
+
+  /** The send time of (p, seq), or undefined when it was never sent. */
+  timeOf(p: number, seq: number): number | undefined {
+    const f = this.#first[p];
+    if (!f || !Number.isInteger(seq) || seq < 0) return undefined;
+    let lo = 0;
+    let hi = f.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (f[mid]! > seq) hi = mid - 1;
+      else if (this.#last[p]![mid]! < seq) lo = mid + 1;
+      else return this.#at[p]![mid]!;
+    }
+    return undefined;
+  }
+}
+
+/** Nearest-rank percentile (0 < q ≤ 100) of values sorted ascending; NaN when empty. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  if (!sorted.length) return NaN;
+  const rank = Math.ceil((q / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+export interface LatencySummary {
+  n: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** p50, p99 and max of the latencies (sorted in place). */
+export function summarize(latencies: Float64Array): LatencySummary {
+  latencies.sort();
+  return { n: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.length ? latencies[latencies.length - 1]! : NaN };
+}
+
+export interface StepFigures {
+  offered: number;
+  achieved: number;
+  /** First sight of the last produced event − the producer's stop; null when not all were seen. */
+  drainMs: number | null;
+  p99Ms: number;
+  checkpointMs: number;
+}
+
+export interface KeptUp {
+  ok: boolean;
+  /** The producer could not offer the rate: not a result for the side. */
+  producerLimited: boolean;
+  reasons: string[];
+}
+
+/** Did the side keep up with the offered rate? */
+export function keptUp(f: StepFigures): KeptUp {
+  const reasons: string[] = [];
+  const limit = f.checkpointMs + SLACK_MS;
+  const producerLimited = !(f.achieved >= MIN_ACHIEVED_SHARE * f.offered);
+  if (producerLimited) reasons.push(`producer-limited: achieved ${Math.round(f.achieved)}/s < ${MIN_ACHIEVED_SHARE * 100} % of ${f.offered}/s (not a result for this side)`);
+  if (f.drainMs === null) reasons.push('not every produced event was committed');
+  else if (f.drainMs > limit) reasons.push(`committed ${f.drainMs} ms after the producer stopped > ${limit} ms`);
+  if (!(f.p99Ms <= limit)) reasons.push(`p99 ${Number.isFinite(f.p99Ms) ? Math.round(f.p99Ms) : f.p99Ms} ms > ${limit} ms`);
+  return { ok: reasons.length === 0, producerLimited, reasons };
+}
+
+export interface Rung {
+  offered: number;
+  ok: boolean;
+  producerLimited: boolean;
+}
+
+export interface MaxSustained {
+  /** The last rung passed before the first failure; 0 when the first rung failed. */
+  max: number;
+  /** Its index in the ladder, -1 when none. */
+  index: number;
+  /** Passed every rung measured, or its first failure was producer-limited: the true max may be higher. */
+  capped: boolean;
+}
+
+/** The max sustained rate from rungs in ladder order (those past the first failure are ignored). */
+export function maxSustained(rungs: Rung[]): MaxSustained {
+  let index = -1;
+  for (let i = 0; i < rungs.length; i++) {
+    if (!rungs[i]!.ok) return { max: index >= 0 ? rungs[index]!.offered : 0, index, capped: rungs[i]!.producerLimited };
+    if (i > 0 && !(rungs[i]!.offered > rungs[i - 1]!.offered)) throw new Error('maxSustained: rungs not ascending');
+    index = i;
+  }
+  return { max: index >= 0 ? rungs[index]!.offered : 0, index, capped: true };
+}
+
+export type RatioBound = 'at ladder resolution' | 'upper bound' | 'lower bound' | 'undetermined';
+
+/** ratio_vs_baseline: engine max / baseline max (null when the baseline has none), and what kind of figure it is. */
+export function ratioVsBaseline(engine: MaxSustained, baseline: MaxSustained): { ratio: number | null; bound: RatioBound } {
+  const ratio = baseline.max > 0 ? engine.max / baseline.max : null;
+  const bound: RatioBound = engine.capped && baseline.capped ? 'undetermined' : baseline.capped ? 'upper bound' : engine.capped ? 'lower bound' : 'at ladder resolution';
+  return { ratio, bound };
+}
+
+export function resultLine(engineMax: number, p99AtMax: number | null, ratio: number | null): string {
+  const p99 = engineMax > 0 && p99AtMax !== null && Number.isFinite(p99AtMax) ? String(Math.round(p99AtMax)) : 'n/a';
+  return `RESULT engine_sustained max_events_per_s=${engineMax} p99_ms_at_max=${p99} ratio_vs_baseline=${ratio === null ? 'n/a' : ratio.toFixed(3)}`;
+}
+
+/** Peak RSS per host/service over resource samples, largest first. */
+export function peakRss(samples: ResourceSample[]): { what: string; rssBytes: number }[] {
+  const peak = new Map<string, number>();
+  for (const s of samples) for (const p of s.processes) {
+    const k = `${p.host}/${p.service}`;
+    peak.set(k, Math.max(peak.get(k) ?? 0, p.rssBytes));
+  }
+  return [...peak].map(([what, rssBytes]) => ({ what, rssBytes })).sort((a, b) => b.rssBytes - a.rssBytes || a.what.localeCompare(b.what));
+}
+
+// ---------------------------------------------------------------------------------------
+// The rig side
+// ---------------------------------------------------------------------------------------
+
+const MiB = 1048576;
+const LIST_INTERVAL_MS = 250;
+const MAX_SEND = 5000;
+
+/** Grows as needed; latencies in ms. */
+class Samples {
+  #a = new Float64Array(1 << 16);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.#a.length) {
+      const b = new Float64Array(this.#a.length * 2);
+      b.set(this.#a);
+      this.#a = b;
+    }
+    this.#a[this.length++] = v;
+  }
+  values(): Float64Array {
+    return this.#a.slice(0, this.length);
+  }
+}
+
+/** Watches a prefix: first sight of each object, latency of each line, distinct (p, seq) seen. */
+export class Watcher {
+  readonly #s3: S3Client;
+  readonly #bucket: string;
+  readonly #prefix: string;
+  readonly #log: SendLog;
+  readonly #keys = new Set<string>();
+  readonly #reads = new Set<Promise<void>>();
+  readonly #seen: Uint8Array[];
+  readonly #readErrors: string[] = [];
+  #stopped = false;
+  #loop: Promise<void> | null = null;
+  readonly latencies = new Samples();
+  distinct = 0;
+  duplicates = 0;
+  foreign = 0;
+  objects = 0;
+  errors = 0;
+  /** The latest first sight of an object that brought a new (p, seq). */
+  lastNewSightAt = 0;
+
+  constructor(s3: S3Client, bucket: string, prefix: string, log: SendLog, partitions: number) {
+    this.#s3 = s3;
+    this.#bucket = bucket;
+    this.#prefix = prefix;
+    this.#log = log;
+    this.#seen = Array.from({ length: partitions }, () => new Uint8Array(1 << 16));
+  }
+
+  start(): void {
+    this.#loop = (async () => {
+      while (!this.#stopped) {
+        const t0 = Date.now();
+        try {
+          await this.#list();
+        } catch (err) {
+          if (++this.errors <= 5) console.log(`  watcher: listing failed: ${(err as Error).message}`);
+        }
+        await sleep(Math.max(0, t0 + LIST_INTERVAL_MS - Date.now()));
+      }
+    })();
+  }
+
+  async #list(): Promise<void> {
+    let token: string | undefined;
+    do {
+      const r = await this.#s3.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix, ContinuationToken: token }));
+      const sight = Date.now();
+      for (const o of r.Contents ?? []) {
+        if (!o.Key || this.#keys.has(o.Key)) continue;
+        this.#keys.add(o.Key);
+        this.objects++;
+        if (!o.Size) continue;
+        const p = this.#read(o.Key, sight).finally(() => this.#reads.delete(p));
+        this.#reads.add(p);
+      }
+      token = r.IsTruncated ? r.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async #read(key: string, sight: number): Promise<void> {
+    let body: string | undefined;
+    for (let attempt = 1; body === undefined; attempt++) {
+      try {
+        body = await (await this.#s3.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }))).Body!.transformToString();
+      } catch (err) {
+        if (attempt >= 5) {
+          this.#readErrors.push(`cannot read ${key}: ${(err as Error).message}`);
+          return;
+        }
+        await sleep(500);
+      }
+    }
+    let fresh = false;
+    for (const line of body.split('\n')) {
+      if (!line) continue;
+      let e: { p?: unknown; seq?: unknown };
+      try {
+        e = JSON.parse(line) as { p?: unknown; seq?: unknown };
+      } catch {
+        this.foreign++;
+        continue;
+      }
+      const p = e.p;
+      const seq = e.seq;
+      const sent = typeof p === 'number' && typeof seq === 'number' ? this.#log.timeOf(p, seq) : undefined;
+      if (sent === undefined) {
+        this.foreign++;
+        continue;
+      }
+      this.latencies.push(sight - sent);
+      const pp = p as number;
+      const s = seq as number;
+      let arr = this.#seen[pp]!;
+      if (s >= arr.length) {
+        const b = new Uint8Array(Math.max(arr.length * 2, s + 1));
+        b.set(arr);
+        arr = this.#seen[pp] = b;
+      }
+      if (arr[s]) this.duplicates++;
+      else {
+        arr[s] = 1;
+        this.distinct++;
+        fresh = true;
+      }
+    }
+    if (fresh) this.lastNewSightAt = Math.max(this.lastNewSightAt, sight);
+  }
+
+  /** Every read started so far has finished; a read that failed throws here (its lines are unknown). */
+  async settle(): Promise<void> {
+    while (this.#reads.size) await Promise.all([...this.#reads]);
+    if (this.#readErrors.length) throw new Error(`watcher: ${this.#readErrors.join('; ')}`);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#loop;
+    await this.settle();
+  }
+}
+
+export interface Produced {
+  produced: number;
+  seq: number[];
+  startedAt: number;
+  stoppedAt: number;
+  achieved: number;
+}
+
+/** Offers `rate` events/s for `durationMs`, paced every `tickMs`, each send recorded in `log`. */
+export async function produceAtRate(producer: Pick<LineProducer, 'seq' | 'produce'>, log: SendLog, rate: number, durationMs: number, tickMs: number): Promise<Produced> {
+  const startedAt = Date.now();
+  let sent = 0;
+  let lastAck = startedAt;
+  for (;;) {
+    const elapsed = Date.now() - startedAt;
+    if (elapsed >= durationMs) break;
+    for (const n of splitBatches(dueNow(rate, elapsed, sent), MAX_SEND)) {
+      const before = [...producer.seq];
+      const at = Date.now();
+      // LineProducer numbers a batch's events before its first await: record them before the ack.
+      const pending = producer.produce(n, n);
+      let numbered = 0;
+      for (let p = 0; p < before.length; p++) {
+        const d = producer.seq[p]! - before[p]!;
+        if (d > 0) log.record(p, before[p]!, producer.seq[p]! - 1, at);
+        numbered += d;
+      }
+      if (numbered !== n) throw new Error(`LineProducer numbered ${numbered} of ${n} events before sending: the send log cannot be kept`);
+      await pending;
+      sent += n;
+      lastAck = Date.now();
+    }
+    // The next tick boundary (a tick overrun by a slow send is skipped, its events go with the next).
+    await sleep(startedAt + (Math.floor((Date.now() - startedAt) / tickMs) + 1) * tickMs - Date.now());
+  }
+  // The producer stopped at its last acknowledged send: the drain is measured from there.
+  const stoppedAt = lastAck;
+  return { produced: sent, seq: [...producer.seq], startedAt, stoppedAt, achieved: stoppedAt > startedAt ? sent / ((stoppedAt - startedAt) / 1000) : 0 };
+}
+
+/** Raw consume → put: per partition, read continuously and put what was read every interval (one fixed grid). */
+function rawSink(kit: RigKit, topic: string, partitions: number, bucket: string, prefix: string, intervalMs: number): { finish(target: number[]): Promise<void>; abort(): Promise<void> } {
+  let target: number[] | null = null;
+  let aborted = false;
+  const t0 = Date.now();
+  const sources: PartitionSource[] = [];
+  const loops = Array.from({ length: partitions }, async (_, p) => {
+    const src = new PartitionSource({ bootstrap: kit.bootstrap, topic, partition: p, startOffset: 0, clientId: `bench-sustained-base-${p}` });
+    sources.push(src);
+    await src.start();
+    let lines: string[] = [];
+    let read = 0;
+    let stop = false;
+    const reader = (async () => {
+      while (!stop) {
+        await src.whenReadable();
+        let r;
+        while ((r = src.next())) {
+          lines.push(r.value.toString('utf8'));
+          read++;
+        }
+      }
+    })();
+    try {
+      for (let slot = 1; !aborted; slot++) {
+        await sleep(t0 + slot * intervalMs - Date.now());
+        const body = lines;
+        lines = [];
+        if (body.length) await kit.s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}p${p}/part-${slot}.jsonl`, Body: body.join('\n') + '\n' }));
+        if (target && read >= target[p]! && !lines.length) break;
+      }
+    } finally {
+      stop = true;
+      await src.close();
+      await reader;
+    }
+  });
+  const all = Promise.all(loops);
+  all.catch(() => undefined);
+  return {
+    finish: async (t) => {
+      target = t;
+      await all;
+    },
+    abort: async () => {
+      aborted = true;
+      for (const s of sources) await s.close().catch(() => undefined);
+      await all.catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Waits until the watcher has seen `total` distinct events (the drain time: first sight of
+ * the last one − stoppedAt), or gives up (null) after `stallMs` without progress or 10 min.
+ */
+export async function awaitDrain(w: Watcher, total: number, stoppedAt: number, stallMs: number): Promise<number | null> {
+  let last = w.distinct;
+  let progressAt = Date.now();
+  while (w.distinct < total) {
+    if (w.distinct > last) {
+      last = w.distinct;
+      progressAt = Date.now();
+    }
+    if (Date.now() - progressAt > stallMs || Date.now() - stoppedAt > 600_000) break;
+    await sleep(LIST_INTERVAL_MS);
+    await Promise.race([w.settle(), sleep(1000)]);
+  }
+  await w.settle();
+  if (w.distinct < total) {
+    console.log(`  drain: ${w.distinct}/${total} events seen; gave up ${Math.round((Date.now() - stoppedAt) / 1000)} s after the producer stopped`);
+    return null;
+  }
+  return Math.max(0, w.lastNewSightAt - stoppedAt);
+}
+
+interface StepResult {
+  side: 'engine' | 'baseline';
+  offered: number;
+  achieved: number;
+  produced: number;
+  drainMs: number | null;
+  lat: LatencySummary;
+  kept: KeptUp;
+  checkpoints?: number;
+  objects: number;
+  controllerRss: number;
+  rigRss: { what: string; rssBytes: number }[];
+}
+
+function controllerRssAfterGc(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  gc?.();
+  return process.memoryUsage().rss;
+}
+
+function refuseUnlessExact(side: string, c: BucketCount, produced: number): void {
+  console.log(`  ${side}: recount ${c.distinct}/${produced} distinct, ${c.duplicates} duplicates, ${c.missing} missing, ${c.foreign} foreign, ${c.objects} objects`);
+  if (c.duplicates || c.missing || c.foreign) throw new Error(`${side}: not exactly once (${c.duplicates} duplicates, ${c.missing} missing, ${c.foreign} foreign): no result`);
+}
+
+async function deletePrefix(s3: S3Client, bucket: string, prefix: string): Promise<void> {
+  let token: string | undefined;
+  const keys: string[] = [];
+  do {
+    const r = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    for (const o of r.Contents ?? []) if (o.Key) keys.push(o.Key);
+    token = r.IsTruncated ? r.NextContinuationToken : undefined;
+  } while (token);
+  for (const Key of keys) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key }));
+}
+
+async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline', rate: number, runId: string, workDir: string): Promise<StepResult> {
+  const tag = `${side === 'engine' ? 'eng' : 'base'}-${runId}-${rate}`;
+  const topic = `clink-bench-sus-${tag}`;
+  const bucket = kit.state.store.bucket;
+  const prefix = `bench-sus-${tag}/`;
+  console.log(`\n== ${side} at ${rate} events/s: topic ${topic}, prefix ${prefix}, ${o.durationMs / 1000} s`);
+  await createTopic(kit.bootstrap, topic, o.partitions, 3);
+  const log = new SendLog(o.partitions);
+  const watcher = new Watcher(kit.s3, bucket, prefix, log, o.partitions);
+  const producer = new LineProducer(kit.bootstrap, topic, o.partitions);
+  const resFile = path.join(workDir, `resources-${tag}.jsonl`);
+  const sampler = new ResourceSampler({ rig: kit.state, remote: kit.remote, path: resFile, intervalMs: 30_000, produced: () => producer.produced, judged: () => watcher.distinct });
+  const engine = side === 'engine' ? clinkEngine() : null;
+  let sink: ReturnType<typeof rawSink> | null = null;
+  let prod: Produced;
+  let drainMs: number | null;
+  let checkpoints: number | undefined;
+  try {
+    if (engine) {
+      await engine.deploy(kit.ctx(`${runId}-${rate}`, (l) => console.log(`  ${l}`)), { topic, partitions: o.partitions, bucket, prefix, checkpointIntervalMs: o.checkpointMs });
+      await engine.start();
+    } else sink = rawSink(kit, topic, o.partitions, bucket, prefix, o.checkpointMs);
+    watcher.start();
+    sampler.start();
+    prod = await produceAtRate(producer, log, rate, o.durationMs, o.tickMs);
+    console.log(`  produced ${prod.produced} events in ${((prod.stoppedAt - prod.startedAt) / 1000).toFixed(1)} s = ${Math.round(prod.achieved)}/s (offered ${rate}/s)`);
+    const finished = sink?.finish(prod.seq);
+    finished?.catch(() => undefined); // awaited below; this only keeps an early failure from being unhandled
+    drainMs = await awaitDrain(watcher, prod.produced, prod.stoppedAt, Math.max(3 * o.checkpointMs, 30_000));
+    await watcher.stop(); // a read that failed throws here: its lines' latencies would be missing
+    if (finished) await (drainMs === null ? Promise.race([finished, sleep(5000)]) : finished);
+    await sampler.stop();
+    if (engine) {
+      const h = await engine.health();
+      checkpoints = h.completedCheckpoints;
+      if (h.integrityStop) console.log(`  engine: integrity stop at ${h.integrityStop.at}: ${h.integrityStop.message}`);
+    }
+  } finally {
+    await sampler.stop().catch(() => undefined);
+    await watcher.stop().catch((err) => console.log(`  watcher: ${(err as Error).message}`));
+    await sink?.abort();
+    await engine?.stop().catch(() => undefined);
+    await producer.close().catch(() => undefined);
+  }
+  const count = await countBucket(kit.s3, bucket, prefix, prod.seq);
+  refuseUnlessExact(side, count, prod.produced);
+  if (watcher.foreign || watcher.duplicates) throw new Error(`${side}: the watcher saw ${watcher.foreign} foreign and ${watcher.duplicates} duplicate lines: no result`);
+  const lat = summarize(watcher.latencies.values());
+  const kept = keptUp({ offered: rate, achieved: prod.achieved, drainMs, p99Ms: lat.p99, checkpointMs: o.checkpointMs });
+  const rigRss = peakRss(readResources(resFile));
+  if (!o.keep) {
+    await deletePrefix(kit.s3, bucket, prefix).catch((err) => console.log(`  cleanup: ${(err as Error).message}`));
+    await deleteTopic(kit.bootstrap, topic).catch((err) => console.log(`  cleanup: ${(err as Error).message}`));
+  }
+  const r: StepResult = { side, offered: rate, achieved: prod.achieved, produced: prod.produced, drainMs, lat, kept, checkpoints, objects: count.objects, controllerRss: controllerRssAfterGc(), rigRss };
+  console.log(table([r]));
+  console.log(`  ${side} at ${rate}/s: ${kept.ok ? 'KEPT UP' : `FAILED: ${kept.reasons.join('; ')}`}`);
+  console.log(`  memory: controller RSS after GC ${(r.controllerRss / MiB).toFixed(0)} MiB; rig peak RSS ${rigRss.length ? rigRss.map((x) => `${x.what} ${(x.rssBytes / MiB).toFixed(0)} MiB`).join(', ') : 'not sampled'}`);
+  return r;
+}
+
+function table(rows: StepResult[]): string {
+  const head = ['side', 'offered/s', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'drain ms', 'ckpts', 'objects', 'ctl RSS MiB', 'verdict'];
+  const ms = (v: number) => (Number.isFinite(v) ? String(Math.round(v)) : 'n/a');
+  const body = rows.map((r) => [
+    r.side,
+    String(r.offered),
+    String(Math.round(r.achieved)),
+    ms(r.lat.p50),
+    ms(r.lat.p99),
+    ms(r.lat.max),
+    r.drainMs === null ? 'never' : String(r.drainMs),
+    r.checkpoints === undefined ? '-' : String(r.checkpoints),
+    String(r.objects),
+    (r.controllerRss / MiB).toFixed(0),
+    r.kept.ok ? 'kept up' : r.kept.producerLimited ? 'producer-limited' : 'behind',
+  ]);
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  return [head, ...body].map((row) => '  ' + row.map((c, i) => (i === 0 || i === row.length - 1 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  ').trimEnd()).join('\n');
+}
+
+function summary(o: SustainedOptions, rows: StepResult[]): { eng: MaxSustained; base: MaxSustained; ratio: number | null; bound: RatioBound; p99AtMax: number | null } {
+  const sideRows = (side: 'engine' | 'baseline') => rows.filter((r) => r.side === side);
+  const rungs = (side: 'engine' | 'baseline') => sideRows(side).map((r) => ({ offered: r.offered, ok: r.kept.ok, producerLimited: r.kept.producerLimited }));
+  const eng = maxSustained(rungs('engine'));
+  const base = maxSustained(rungs('baseline'));
+  const { ratio, bound } = ratioVsBaseline(eng, base);
+  console.log(`\nAll steps (ladder ${o.rates.join(', ')} events/s; checkpoint ${o.checkpointMs} ms; ${o.durationMs / 1000} s per step; kept up = achieved ≥ ${MIN_ACHIEVED_SHARE * 100} % of offered, drain and p99 ≤ ${o.checkpointMs + SLACK_MS} ms):`);
+  console.log(rows.length ? table(rows) : '  (none)');
+  return { eng, base, ratio, bound, p99AtMax: eng.index >= 0 ? sideRows('engine')[eng.index]!.lat.p99 : null };
+}
+
+export async function main(args: string[]): Promise<void> {
+  let o: SustainedOptions | 'help';
+  try {
+    o = parseOptions(args);
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    process.exitCode = 254;
+    return;
+  }
+  if (o === 'help') {
+    console.log(USAGE);
+    return;
+  }
+  if (o.durationMs < 10 * o.checkpointMs) console.log(`warning: ${o.durationMs / 1000} s spans fewer than 10 checkpoints of ${o.checkpointMs} ms`);
+  if (!(globalThis as { gc?: unknown }).gc) console.log('warning: run with --expose-gc (npm run bench does) for honest memory figures');
+  const kit = rigKit();
+  const runId = String(Date.now());
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'bench-sustained-'));
+  const rows: StepResult[] = [];
+  const climbing = { engine: true, baseline: true };
+  try {
+    for (const rate of o.rates) {
+      if (!climbing.engine && !climbing.baseline) break;
+      for (const side of ['baseline', 'engine'] as const) {
+        if (!climbing[side]) continue;
+        const r = await step(kit, o, side, rate, runId, workDir);
+        rows.push(r);
+        if (!r.kept.ok) climbing[side] = false;
+      }
+    }
+  } catch (err) {
+    summary(o, rows);
+    console.log('no RESULT: a step was refused or could not run (below)');
+    throw err;
+  } finally {
+    await kit.close();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  const { eng, base, ratio, bound, p99AtMax } = summary(o, rows);
+  const describe = (name: string, m: MaxSustained) => `${name}: max sustained ${m.max} events/s${m.capped ? ' (capped: it passed every rung measured, or its first failure was producer-limited; its true max may be higher)' : ''}`;
+  console.log(describe('engine', eng));
+  console.log(describe('baseline', base));
+  console.log(`ratio_vs_baseline = engine max / baseline max = ${ratio === null ? 'n/a (the baseline passed no rung)' : ratio.toFixed(3)}: ${bound}`);
+  console.log(resultLine(eng.max, p99AtMax, ratio));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main(process.argv.slice(2)).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

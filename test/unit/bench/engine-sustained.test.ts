@@ -1,0 +1,339 @@
+/**
+ * The sustained engine benchmark's pure parts: options, the pacing schedule, the send log,
+ * percentiles, the "kept up" decision, the max-rate selection, the ratio and its bound, the
+ * RESULT line and the rig's peak RSS; the watcher and the paced producer against in-memory
+ * fakes of the store and of LineProducer; and, through the CLI, --help and a refused ladder
+ * (neither touches the rig).
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import t from 'tap';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DEFAULT_RATES,
+  SendLog,
+  Watcher,
+  awaitDrain,
+  dueNow,
+  keptUp,
+  maxSustained,
+  parseOptions,
+  peakRss,
+  percentile,
+  produceAtRate,
+  ratioVsBaseline,
+  resultLine,
+  splitBatches,
+  summarize,
+  type Rung,
+} from '../../../bench/engine-sustained.ts';
+import type { ResourceSample } from '../../../lib/evidence.ts';
+import { repoRoot } from '../../../lib/paths.ts';
+
+t.test('options: defaults, overrides, help, and unusable values refused', async (t) => {
+  t.same(parseOptions([]), { rates: DEFAULT_RATES, partitions: 4, checkpointMs: 8000, durationMs: 88_000, tickMs: 50, keep: false }, 'duration defaults to 11 checkpoints');
+  t.same(DEFAULT_RATES, [2000, 5000, 10_400, 15_000, 20_000]);
+  const o = parseOptions(['--rates', '100,250.5,1000', '--partitions=8', '--checkpoint-ms', '5000', '--keep']);
+  t.same(o, { rates: [100, 250.5, 1000], partitions: 8, checkpointMs: 5000, durationMs: 55_000, tickMs: 50, keep: true }, 'the default duration follows --checkpoint-ms');
+  t.equal((parseOptions(['--duration-s', '30']) as { durationMs: number }).durationMs, 30_000, '--duration-s overrides');
+  t.equal(parseOptions(['--help']), 'help');
+  t.equal(parseOptions(['-h', '--rates', '1']), 'help');
+  t.throws(() => parseOptions(['--rates', '5000,2000']), /not ascending \(5000 then 2000\)/);
+  t.throws(() => parseOptions(['--rates', '2000,2000']), /not ascending/);
+  t.throws(() => parseOptions(['--rates', '1000,,2000']), /--rates: "" is not/);
+  t.throws(() => parseOptions(['--rates', 'fast']), /--rates: "fast"/);
+  t.throws(() => parseOptions(['--rates', '0']), /--rates: "0" is not a number ≥ 1/);
+  t.throws(() => parseOptions(['--partitions', '0']), /--partitions/);
+  t.throws(() => parseOptions(['--partitions', '2.5']), /--partitions: "2.5" is not an integer/);
+  t.throws(() => parseOptions(['--checkpoint-ms', '500']), /--checkpoint-ms/);
+  t.throws(() => parseOptions(['--duration-s', '-1']), /--duration-s/);
+  t.throws(() => parseOptions(['--bogus']), /bogus/);
+  t.throws(() => parseOptions(['10400']), /positional|Unexpected argument/i, 'a bare number is not a rate');
+});
+
+t.test('pacing: cumulative schedule, late ticks catch up, never ahead of the rate', async (t) => {
+  t.equal(dueNow(2000, 50, 0), 100, '2000/s every 50 ms: 100 a tick');
+  t.equal(dueNow(10_400, 50, 0), 520);
+  t.equal(dueNow(2000, 100, 100), 100, 'the second tick');
+  t.equal(dueNow(2000, 500, 100), 900, 'a tick 400 ms late sends what the schedule says is due');
+  t.equal(dueNow(2000, 500, 1500), 0, 'never negative when ahead');
+  t.equal(dueNow(2000, -5, 0), 0, 'nothing before the start');
+  t.equal(dueNow(333, 50, 0), 16, 'whole events only (16.65 due)');
+  // A jittered run of ticks: sent never exceeds the schedule, and ends on it.
+  let sent = 0;
+  let now = 0;
+  let ticks = 0;
+  const rate = 15_000;
+  while (now < 88_000) {
+    now += 50 + ((ticks++ * 37) % 23) - 11 + (ticks % 97 === 0 ? 700 : 0); // jitter and an occasional stall
+    const n = dueNow(rate, now, sent);
+    sent += n;
+    t.ok(sent <= (rate * now) / 1000, `never ahead at ${now} ms`) || t.bailout();
+  }
+  t.equal(sent, Math.floor((rate * now) / 1000), 'on schedule at the end, stalls caught up');
+  t.same(splitBatches(12_000, 5000), [5000, 5000, 2000]);
+  t.same(splitBatches(10_000, 5000), [5000, 5000]);
+  t.same(splitBatches(1, 5000), [1]);
+  t.same(splitBatches(0, 5000), []);
+});
+
+t.test('send log: the send time of each (p, seq) by its batch range', async (t) => {
+  const log = new SendLog(2);
+  log.record(0, 0, 99, 1000);
+  log.record(1, 0, 98, 1000);
+  log.record(0, 100, 100, 1050);
+  log.record(0, 101, 250, 1100);
+  t.equal(log.timeOf(0, 0), 1000);
+  t.equal(log.timeOf(0, 99), 1000, 'last of a range');
+  t.equal(log.timeOf(0, 100), 1050, 'a one-event range');
+  t.equal(log.timeOf(0, 101), 1100, 'first of a range');
+  t.equal(log.timeOf(0, 250), 1100);
+  t.equal(log.timeOf(0, 251), undefined, 'never sent');
+  t.equal(log.timeOf(1, 99), undefined, 'per partition');
+  t.equal(log.timeOf(1, 98), 1000);
+  t.equal(log.timeOf(2, 0), undefined, 'no such partition');
+  t.equal(log.timeOf(0, -1), undefined);
+  t.equal(log.timeOf(0, 1.5), undefined);
+  t.throws(() => log.record(0, 252, 300, 1200), /does not follow 250/, 'a gap in the seqs');
+  t.throws(() => log.record(1, 50, 60, 1200), /does not follow 98/, 'an overlap');
+  t.throws(() => log.record(1, 99, 98, 1200), /does not follow/, 'an empty range');
+  t.throws(() => log.record(3, 0, 1, 1200), /no partition 3/);
+  // Many ranges: the search agrees with a linear scan.
+  const big = new SendLog(1);
+  const ranges: [number, number, number][] = [];
+  let next = 0;
+  for (let i = 0; i < 500; i++) {
+    const len = 1 + ((i * 7919) % 40);
+    ranges.push([next, next + len - 1, 10 * i]);
+    big.record(0, next, next + len - 1, 10 * i);
+    next += len;
+  }
+  let wrong = 0;
+  for (let s = 0; s < next + 5; s++) {
+    const r = ranges.find(([f, l]) => f <= s && s <= l);
+    if (big.timeOf(0, s) !== r?.[2]) wrong++;
+  }
+  t.equal(wrong, 0, `all ${next + 5} lookups agree`);
+});
+
+t.test('percentiles: nearest rank', async (t) => {
+  const hundred = Float64Array.from({ length: 100 }, (_, i) => i + 1);
+  t.equal(percentile(hundred, 50), 50);
+  t.equal(percentile(hundred, 99), 99);
+  t.equal(percentile(hundred, 100), 100);
+  const ten = Float64Array.from({ length: 10 }, (_, i) => (i + 1) * 10);
+  t.equal(percentile(ten, 99), 100, 'p99 of 10 values is the largest');
+  t.equal(percentile(ten, 50), 50);
+  t.equal(percentile([7], 50), 7);
+  t.ok(Number.isNaN(percentile([], 99)), 'empty: NaN');
+  const s = summarize(Float64Array.from([900, 5, 300, 8000, 40, 100, 1, 2, 3, 4]));
+  t.same(s, { n: 10, p50: 5, p99: 8000, max: 8000 }, 'summarize sorts numerically, not as strings (as strings: p50 300, max 900)');
+  const e = summarize(new Float64Array(0));
+  t.equal(e.n, 0);
+  t.ok(Number.isNaN(e.p99) && Number.isNaN(e.max));
+});
+
+t.test('kept up: produce share, drain and p99, each against checkpoint + 2 s', async (t) => {
+  const base = { offered: 10_000, achieved: 9990, drainMs: 9000, p99Ms: 9500, checkpointMs: 8000 };
+  t.same(keptUp(base), { ok: true, producerLimited: false, reasons: [] });
+  t.same(keptUp({ ...base, achieved: 9800, drainMs: 10_000, p99Ms: 10_000 }).ok, true, 'exactly 98 % and exactly checkpoint + 2 s pass');
+  const limited = keptUp({ ...base, achieved: 9799 });
+  t.same([limited.ok, limited.producerLimited], [false, true]);
+  t.match(limited.reasons[0], /producer-limited: achieved 9799\/s < 98 % of 10000\/s/);
+  const late = keptUp({ ...base, drainMs: 10_001 });
+  t.same([late.ok, late.producerLimited], [false, false]);
+  t.match(late.reasons.join(), /committed 10001 ms after the producer stopped > 10000 ms/);
+  t.match(keptUp({ ...base, drainMs: null }).reasons.join(), /not every produced event was committed/);
+  t.match(keptUp({ ...base, p99Ms: 10_000.5 }).reasons.join(), /p99 10001 ms > 10000 ms/);
+  const none = keptUp({ ...base, p99Ms: NaN });
+  t.equal(none.ok, false, 'no latency measured is not a pass');
+  t.equal(keptUp({ ...base, achieved: NaN }).producerLimited, true);
+  t.equal(keptUp({ ...base, achieved: 5000, drainMs: null, p99Ms: 20_000 }).reasons.length, 3, 'every reason named');
+});
+
+t.test('max sustained rate: the last rung passed before the first failure', async (t) => {
+  const r = (offered: number, ok: boolean, producerLimited = false): Rung => ({ offered, ok, producerLimited });
+  t.same(maxSustained([r(2000, true), r(5000, true), r(10_400, false), r(15_000, true)]), { max: 5000, index: 1, capped: false }, 'a pass after the first failure does not count');
+  t.same(maxSustained([r(2000, true), r(5000, true)]), { max: 5000, index: 1, capped: true }, 'every rung passed: capped');
+  t.same(maxSustained([r(2000, false)]), { max: 0, index: -1, capped: false }, 'the first rung failed');
+  t.same(maxSustained([r(2000, true), r(5000, false, true)]), { max: 2000, index: 0, capped: true }, 'stopped for want of load: capped');
+  t.same(maxSustained([]), { max: 0, index: -1, capped: true });
+  t.throws(() => maxSustained([r(5000, true), r(2000, true)]), /not ascending/);
+});
+
+t.test('ratio vs baseline: engine max / baseline max, and which bound it is', async (t) => {
+  const m = (max: number, capped: boolean) => ({ max, index: max ? 0 : -1, capped });
+  t.same(ratioVsBaseline(m(10_400, false), m(15_000, false)), { ratio: 10_400 / 15_000, bound: 'at ladder resolution' });
+  t.same(ratioVsBaseline(m(10_400, false), m(20_000, true)), { ratio: 0.52, bound: 'upper bound' }, 'the baseline passed every rung: its true max may be higher');
+  t.same(ratioVsBaseline(m(20_000, true), m(15_000, false)), { ratio: 20_000 / 15_000, bound: 'lower bound' });
+  t.same(ratioVsBaseline(m(20_000, true), m(20_000, true)), { ratio: 1, bound: 'undetermined' });
+  t.same(ratioVsBaseline(m(0, false), m(5000, false)), { ratio: 0, bound: 'at ladder resolution' });
+  t.equal(ratioVsBaseline(m(5000, false), m(0, false)).ratio, null, 'no baseline max: no ratio');
+});
+
+t.test('RESULT line: the exact format', async (t) => {
+  t.equal(resultLine(10_400, 9123.6, 0.52), 'RESULT engine_sustained max_events_per_s=10400 p99_ms_at_max=9124 ratio_vs_baseline=0.520');
+  t.equal(resultLine(0, null, 0), 'RESULT engine_sustained max_events_per_s=0 p99_ms_at_max=n/a ratio_vs_baseline=0.000');
+  t.equal(resultLine(2000, 8000, null), 'RESULT engine_sustained max_events_per_s=2000 p99_ms_at_max=8000 ratio_vs_baseline=n/a');
+  t.match(resultLine(2000, 8000, 1), /^RESULT engine_sustained max_events_per_s=\d+ p99_ms_at_max=\d+ ratio_vs_baseline=\d+\.\d{3}$/);
+});
+
+t.test('rig peak RSS per host/service over the samples', async (t) => {
+  const proc = (host: string, service: string, rssBytes: number) => ({ host, role: 'x', service, pid: 1, rssBytes, cpuS: 0 });
+  const sample = (processes: ReturnType<typeof proc>[]) => ({ processes }) as unknown as ResourceSample;
+  t.same(
+    peakRss([sample([proc('w1', 'clink-worker', 100), proc('b1', 'kafka', 900)]), sample([proc('w1', 'clink-worker', 300), proc('w2', 'clink-worker', 50)])]),
+    [
+      { what: 'b1/kafka', rssBytes: 900 },
+      { what: 'w1/clink-worker', rssBytes: 300 },
+      { what: 'w2/clink-worker', rssBytes: 50 },
+    ],
+  );
+  t.same(peakRss([]), []);
+});
+
+t.test('through the CLI: --help prints the options, a bad ladder exits 254; both before the rig', async (t) => {
+  const file = path.join(repoRoot, 'bench', 'engine-sustained.ts');
+  const help = spawnSync(process.execPath, [file, '--help'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+  t.equal(help.status, 0);
+  for (const o of ['--rates', '--partitions', '--checkpoint-ms', '--duration-s', '--tick-ms', '--keep']) t.match(help.stdout, o);
+  t.notMatch(help.stdout, /RESULT/);
+  const bad = spawnSync(process.execPath, [file, '--rates', '5000,2000'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+  t.equal(bad.status, 254);
+  t.match(bad.stderr, /--rates: not ascending/);
+  const list = spawnSync(process.execPath, [path.join(repoRoot, 'bench', 'index.ts'), '--help'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+  t.equal(list.status, 0);
+  t.match(list.stdout, /engine-sustained +Max sustained rate/, 'registered in bench/index.ts');
+});
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** An in-memory bucket answering ListObjectsV2 (two keys a page) and GetObject. */
+class FakeS3 {
+  objects = new Map<string, string>();
+  failing = new Set<string>();
+  lists = 0;
+  gets = new Map<string, number>();
+  async send(cmd: unknown): Promise<unknown> {
+    if (cmd instanceof ListObjectsV2Command) {
+      this.lists++;
+      const keys = [...this.objects.keys()].filter((k) => k.startsWith(cmd.input.Prefix ?? '')).sort();
+      const from = Number(cmd.input.ContinuationToken ?? 0);
+      const page = keys.slice(from, from + 2);
+      const more = from + 2 < keys.length;
+      return { Contents: page.map((Key) => ({ Key, Size: Buffer.byteLength(this.objects.get(Key)!) })), IsTruncated: more, NextContinuationToken: more ? String(from + 2) : undefined };
+    }
+    if (cmd instanceof GetObjectCommand) {
+      const key = cmd.input.Key!;
+      this.gets.set(key, (this.gets.get(key) ?? 0) + 1);
+      if (this.failing.has(key)) throw new Error('store says no');
+      const body = this.objects.get(key)!;
+      return { Body: { transformToString: async () => body } };
+    }
+    throw new Error('unexpected command');
+  }
+}
+
+const lines = (p: number, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => JSON.stringify({ p, seq: from + i, pad: 'x' })).join('\n') + '\n';
+
+t.test('watcher: first sight per object, latency per line, each object read once, drain time', async (t) => {
+  const s3 = new FakeS3();
+  const log = new SendLog(2);
+  const t0 = Date.now();
+  log.record(0, 0, 9, t0 - 1000);
+  log.record(1, 0, 9, t0 - 500);
+  s3.objects.set('other/x.jsonl', lines(0, 0, 9));
+  s3.objects.set('pre/a.jsonl', lines(0, 0, 4));
+  s3.objects.set('pre/empty.jsonl', '');
+  const w = new Watcher(s3 as unknown as S3Client, 'b', 'pre/', log, 2);
+  w.start();
+  t.teardown(() => w.stop());
+  await sleep(400);
+  await w.settle();
+  t.equal(w.distinct, 5, 'the prefix only');
+  const first = w.latencies.values();
+  t.equal(first.length, 5);
+  t.ok(first.every((v) => v >= 1000 && v < 1000 + 400 + 200), `latency = first sight − send time (${[...first].join(', ')})`);
+  const addedAt = Date.now();
+  s3.objects.set('pre/b.jsonl', lines(0, 5, 9) + lines(1, 0, 9) + lines(0, 0, 0) + lines(0, 10, 10) + 'not json\n');
+  const drain = await awaitDrain(w, 20, addedAt, 2000);
+  t.ok(drain !== null && drain >= 0 && drain < 1000, `drained ${drain} ms after the stop`);
+  t.ok(w.lastNewSightAt >= addedAt, 'the drain ends at the first sight of the object with the last events');
+  t.same({ distinct: w.distinct, duplicates: w.duplicates, foreign: w.foreign, objects: w.objects }, { distinct: 20, duplicates: 1, foreign: 2, objects: 3 }, 'seq 10 was never sent: foreign, like a line that is not JSON');
+  t.equal(w.latencies.length, 21, 'a latency per line of a sent event (the duplicate too)');
+  const second = [...w.latencies.values()].slice(5);
+  t.ok(second.slice(0, 5).every((v) => v >= addedAt - t0 + 1000), 'p0 lines of b: sent at t0 − 1 s, seen after they were added');
+  t.ok(s3.lists >= 3, `listed again and again (${s3.lists})`);
+  t.same([...s3.gets.entries()].sort(), [['pre/a.jsonl', 1], ['pre/b.jsonl', 1]], 'each object read once; the empty one and the foreign prefix never');
+  const stalledAt = Date.now();
+  t.equal(await awaitDrain(w, 21, stalledAt, 600), null, 'an event never seen: no drain time');
+  const waited = Date.now() - stalledAt;
+  t.ok(waited >= 600 && waited < 3000, `gave up after the stall (${waited} ms)`);
+  await w.stop();
+});
+
+t.test('watcher: an object that cannot be read fails the step instead of vanishing', async (t) => {
+  const s3 = new FakeS3();
+  const log = new SendLog(1);
+  log.record(0, 0, 9, Date.now());
+  s3.objects.set('pre/bad.jsonl', lines(0, 0, 9));
+  s3.failing.add('pre/bad.jsonl');
+  const w = new Watcher(s3 as unknown as S3Client, 'b', 'pre/', log, 1);
+  w.start();
+  await sleep(300);
+  await t.rejects(w.settle(), /cannot read pre\/bad\.jsonl: store says no/);
+  await t.rejects(w.stop(), /cannot read/);
+  t.equal(s3.gets.get('pre/bad.jsonl'), 5, 'five attempts');
+  t.equal(w.distinct, 0);
+});
+
+/** A stand-in for LineProducer: numbers events round-robin at once, acknowledges after delayMs(n). */
+class FakeProducer {
+  seq: number[];
+  sends: number[] = [];
+  #delay: (n: number) => number;
+  #numberLate: boolean;
+  constructor(partitions: number, delayMs: (n: number) => number, numberLate = false) {
+    this.seq = new Array(partitions).fill(0);
+    this.#delay = delayMs;
+    this.#numberLate = numberLate;
+  }
+  produce(count: number, batch = 1000): Promise<void> {
+    if (batch !== count) throw new Error('one send per call expected');
+    const number = () => {
+      for (let j = 0; j < count; j++) {
+        const produced = this.seq.reduce((a, b) => a + b, 0);
+        this.seq[produced % this.seq.length]!++;
+      }
+    };
+    if (this.#numberLate) return sleep(1).then(number);
+    number();
+    this.sends.push(count);
+    return sleep(this.#delay(count));
+  }
+}
+
+t.test('paced producer: the offered rate, every send in the log, a slow producer shows as producer-limited', async (t) => {
+  const fast = new FakeProducer(3, () => 3);
+  const log = new SendLog(3);
+  const r = await produceAtRate(fast, log, 4000, 600, 50);
+  t.equal(r.produced, fast.seq.reduce((a, b) => a + b, 0));
+  t.same(r.seq, fast.seq);
+  t.ok(r.produced >= 4000 * 0.45 && r.produced <= 4000 * 0.6, `about 0.55 s of 4000/s (${r.produced})`);
+  t.ok(r.achieved >= 0.95 * 4000 && r.achieved <= 1.02 * 4000, `achieved ${Math.round(r.achieved)}/s`);
+  t.ok(fast.sends.length >= 6, `paced in small batches (${fast.sends.length} sends)`);
+  t.ok(fast.sends.every((n) => n > 0 && n <= 5000));
+  for (let p = 0; p < 3; p++) {
+    t.type(log.timeOf(p, 0), 'number');
+    t.type(log.timeOf(p, r.seq[p]! - 1), 'number', `partition ${p}: the last event is in the log`);
+    t.equal(log.timeOf(p, r.seq[p]!), undefined);
+  }
+  t.ok(log.timeOf(0, 0)! >= r.startedAt && log.timeOf(0, r.seq[0]! - 1)! <= r.stoppedAt, 'send times within the run');
+
+  const slow = new FakeProducer(2, (n) => n); // 1000 events/s at most
+  const rs = await produceAtRate(slow, new SendLog(2), 4000, 600, 50);
+  t.ok(rs.achieved < 0.5 * 4000, `a 1000/s producer achieves ${Math.round(rs.achieved)}/s`);
+  t.equal(keptUp({ offered: 4000, achieved: rs.achieved, drainMs: 0, p99Ms: 0, checkpointMs: 8000 }).producerLimited, true);
+
+  await t.rejects(produceAtRate(new FakeProducer(2, () => 1, true), new SendLog(2), 4000, 300, 50), /numbered 0 of \d+ events before sending/);
+});
