@@ -135,6 +135,16 @@ export interface Engine {
   /** Starts the process of this role on this host again (after a kill); returns it. */
   restart(host: string, role: EngineRole): Promise<EngineProcess>;
   health(): Promise<EngineHealth>;
+  /**
+   * Asks the engine for one checkpoint as soon as possible, outside its periodic cadence
+   * (which goes on as before). Returns once the request is accepted, not when the checkpoint
+   * completes: the caller watches health() for it like any other. A no-op while the job is
+   * not running or a checkpoint is pending (the caller asks again if it still waits). The
+   * harness asks only while it waits on a checkpoint outside the soak (the gate, the drain,
+   * the settle: campaigns/runner/phases.ts), never during the soak, where recovery times are
+   * measured against the periodic cadence. An engine without it is waited on as before.
+   */
+  triggerCheckpoint?(): Promise<void>;
   /** Arms a named fault point: the next time (or `times` times) a process reaches it, it records the firing and SIGKILLs itself. */
   armFaultPoint(point: string, opts?: { times?: number; host?: string }): Promise<void>;
   /** Disarms every armed point that has not fired. */

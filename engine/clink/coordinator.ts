@@ -12,6 +12,8 @@
  *   used first (ids strictly increase across restores and restarts). When every subtask's
  *   snapshot for (C, E) arrived: fault point, append + fsync the completed record, fault
  *   point, then complete(C, E) to the workers. A barrier not completed in time is abandoned.
+ *   The harness may also ask for one now (checkpoint-request.ts): the same barrier, at once
+ *   when the job runs and none is pending; the grid goes on unchanged.
  * - Restart: the log gives the last completed checkpoint and the highest epoch and id
  *   used; the first deploy raises the epoch and re-notifies (restoredHandles).
  * - Evidence: status.json (atomic rewrite on every change) and checkpoints.log.
@@ -23,6 +25,7 @@ import type { ClinkConfig } from './config.ts';
 import { DurableLog, writeFileAtomic } from './durable-log.ts';
 import { monotonicMs } from './mono.ts';
 import { CheckpointCadence } from './cadence.ts';
+import { barrierDue, checkpointRequestPath, takeCheckpointRequest } from './checkpoint-request.ts';
 import { FaultPoints } from './fault-points.ts';
 import { readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
 import { seamsFor, type ProtocolSeams } from './mutants/index.ts';
@@ -80,6 +83,8 @@ export class Coordinator {
   /** The protocol steps the job's mutant overrides (none for the correct coordinator). */
   readonly #seams: ProtocolSeams;
   #statusError: string | null = null;
+  /** The last failure to consume a checkpoint request (reported once, not fatal). */
+  #requestError: string | null = null;
   #integrityStop: { at: string; message: string } | null = null;
 
   constructor(cfg: ClinkConfig, opts: { log?: (line: string) => void; fatal?: (code: number) => void } = {}) {
@@ -120,6 +125,8 @@ export class Coordinator {
         `max epoch ${this.#state.maxEpoch}, max checkpoint ${this.#state.maxCheckpointId}, last completed ${this.#state.lastCompleted?.id ?? 'none'}`,
     );
     this.#writeStatus();
+    // A request for a checkpoint belongs to the moment it was made: one left from before this start is dropped.
+    if (this.#takeRequest()) this.#out(`clink coordinator: a checkpoint request from before this start dropped (${checkpointRequestPath(this.cfg.clinkDir)})`);
     this.#server = net.createServer((s) => this.#accept(s));
     await new Promise<void>((resolve, reject) => {
       this.#server!.once('error', reject);
@@ -313,8 +320,23 @@ export class Coordinator {
       this.#out(`clink coordinator: checkpoint ${this.#pending.id} (epoch ${this.#pending.epoch}) abandoned after ${timeout} ms (${this.#pending.offsets.size}/${this.#pending.expected} snapshots)`);
       this.#pending = null;
     }
-    if (this.#running && !this.#pending && this.#cadence.due(now)) {
-      this.#enqueue('barrier', () => this.#triggerBarrier());
+    // The periodic slot first, as before requests existed; a request (checkpoint-request.ts)
+    // is consumed on every look, and served only when a barrier can start now.
+    const why = barrierDue({ running: this.#running, pending: this.#pending !== null, requested: this.#takeRequest() }, this.#cadence, now);
+    if (why) this.#enqueue('barrier', () => this.#triggerBarrier(why === 'requested'));
+  }
+
+  /** Consumes a pending checkpoint request (true when there was one); a failure to is reported once. */
+  #takeRequest(): boolean {
+    try {
+      const taken = takeCheckpointRequest(this.cfg.clinkDir);
+      this.#requestError = null;
+      return taken;
+    } catch (err) {
+      const msg = (err as Error).message;
+      if (this.#requestError !== msg) this.#out(`clink coordinator: the checkpoint request could not be read: ${msg}`);
+      this.#requestError = msg;
+      return false;
     }
   }
 
@@ -331,11 +353,12 @@ export class Coordinator {
     send(w.socket, msg);
   }
 
-  #triggerBarrier(): void {
+  #triggerBarrier(requested = false): void {
     if (!this.#running || this.#pending) return;
     const id = this.#state.maxCheckpointId + 1;
     const epoch = this.#epoch;
     this.#append({ t: 'barrier', id, epoch, at: new Date().toISOString() });
+    if (requested) this.#out(`clink coordinator: checkpoint ${id} (epoch ${epoch}) triggered on request, outside the periodic cadence`);
     this.#state.maxCheckpointId = id;
     this.#pending = new PendingCheckpoint(id, epoch, this.cfg.partitions, monotonicMs());
     for (const wid of this.#assignment.keys()) {

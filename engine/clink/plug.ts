@@ -8,6 +8,7 @@
  *   s3-credentials.json (0600, workers)       status.json      coordinator status
  *   checkpoints.log     the durable log       journal.jsonl    the sink's upload journal
  *   faults/armed.json, faults/fired.jsonl
+ *   trigger-checkpoint  (coordinator) a checkpoint asked for now, until the coordinator takes it
  * and the services' stdout in <dataDir>/services/clink-<role>/out.log.
  */
 import path from 'node:path';
@@ -24,6 +25,7 @@ import { clinkBundle } from './bundle.ts';
 import type { ClinkConfig } from './config.ts';
 import type { ClinkStatus } from './coordinator.ts';
 import { decodeLine } from './durable-log.ts';
+import { CHECKPOINT_REQUEST_FILE, checkpointRequestPath } from './checkpoint-request.ts';
 import { CLINK_FAULT_POINT_INJECTION, COORDINATOR_FAULT_POINTS, FAULT_POINTS, MANDATORY_FAULT_POINTS, RECOVERY_FAULT_POINTS } from './fault-points.ts';
 import { CLINK_MUTANTS, isClinkMutant } from './mutants/index.ts';
 import { SINK_FAMILY } from './sink/s3-2pc-sink.ts';
@@ -85,7 +87,7 @@ class ClinkEngine extends EngineHosts implements Engine {
         // A fresh run: stop leftovers, clear the previous run's state and logs (the bundle stays).
         await stopService(r, serviceFor(role), 5000);
         await r.exec(
-          `mkdir -p ${shQuote(dir)}/faults && rm -f ${shQuote(dir)}/checkpoints.log ${shQuote(dir)}/status.json ${shQuote(dir)}/journal.jsonl ${shQuote(dir)}/faults/armed.json ${shQuote(dir)}/faults/fired.jsonl ${shQuote(dir)}/status.json.tmp-* ; ` +
+          `mkdir -p ${shQuote(dir)}/faults && rm -f ${shQuote(dir)}/checkpoints.log ${shQuote(dir)}/status.json ${shQuote(dir)}/journal.jsonl ${shQuote(dir)}/faults/armed.json ${shQuote(dir)}/faults/fired.jsonl ${shQuote(dir)}/status.json.tmp-* ${shQuote(dir)}/${CHECKPOINT_REQUEST_FILE}* ; ` +
             `mkdir -p ${shQuote(serviceDir(r, serviceFor(role)))} && : > ${shQuote(serviceDir(r, serviceFor(role)))}/out.log`,
         );
         await r.upload(bundle.file, `${dir}/clink.mjs`, { mode: 0o644 });
@@ -198,6 +200,18 @@ class ClinkEngine extends EngineHosts implements Engine {
       checkpoints,
       ...(s?.integrityStop ? { integrityStop: s.integrityStop } : {}),
     };
+  }
+
+  /**
+   * Asks the coordinator for a checkpoint now: creates its request file (checkpoint-request.ts)
+   * atomically, written beside it and renamed, so the coordinator never takes a half-made one.
+   * Resolves once the file is there; the coordinator's next look (within 250 ms) takes it and
+   * triggers a barrier when the job runs and none is pending, and drops it otherwise.
+   */
+  async triggerCheckpoint(): Promise<void> {
+    const file = checkpointRequestPath(clinkDir(this.coordinatorHost));
+    const tmp = `${file}.plug-tmp`;
+    await this.remote(this.coordinatorHost).exec(`printf '%s\\n' ${shQuote(JSON.stringify({ at: new Date().toISOString() }))} > ${shQuote(tmp)} && mv -f ${shQuote(tmp)} ${shQuote(file)}`, { timeoutMs: 15_000 });
   }
 
   /** The worker hosts running subtasks now (from the coordinator's status), busiest first. */
