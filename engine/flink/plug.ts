@@ -24,7 +24,8 @@
  * Health comes from Flink's REST API on the coordinator (port 8081): /jobs/<id> for the
  * job's and tasks' state, /jobs/<id>/checkpoints for completed checkpoints (accumulated here
  * across JobManager restarts, which reset Flink's own counters), /jobs/<id>/metrics for
- * numRestarts.
+ * numRestarts. A checkpoint asked for now (Engine.triggerCheckpoint) is Flink's own REST
+ * trigger, POST /jobs/<id>/checkpoints.
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -76,6 +77,61 @@ interface RestCheckpoint {
   status: string;
   latest_ack_timestamp?: number;
   trigger_timestamp?: number;
+}
+
+/** One call to Flink's REST API at `baseUrl` (15 s at most): the JSON answer, or an error naming the call and its HTTP status. */
+export async function flinkRest<T>(baseUrl: string, p: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(`${baseUrl}${p}`, { ...init, signal: AbortSignal.timeout(15_000) });
+  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${p}: HTTP ${res.status}`);
+  return (await res.json()) as T;
+}
+
+/** flinkRest bound to one cluster. */
+type FlinkRest = <T>(p: string, init?: RequestInit) => Promise<T>;
+
+/**
+ * Flink 2.2's REST call that triggers a checkpoint of a job (202 Accepted, answering
+ * {"request-id": ...}): POST /jobs/<id>/checkpoints with the checkpoint type the job is
+ * configured for (CONFIGURED; INCREMENTAL is refused by the API, FLINK-33723).
+ */
+export function checkpointTriggerRequest(jobId: string): { path: string; init: RequestInit } {
+  return {
+    path: `/jobs/${jobId}/checkpoints`,
+    init: { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ checkpointType: 'CONFIGURED' }) },
+  };
+}
+
+/**
+ * Triggers a checkpoint of the job when it runs with every task and none is in progress,
+ * through `rest`; returns the trigger's request id, or why nothing was asked. A job that is
+ * not running (or a JobManager that does not answer) is a no-op, as the Engine contract
+ * says; so is a checkpoint in progress, which Flink would otherwise queue the request behind
+ * (the counts may lag behind by the REST cache's refresh, so a request may still be queued
+ * behind a checkpoint that has just started). A failed trigger call throws.
+ */
+export async function triggerFlinkCheckpoint(rest: FlinkRest, jobId: string): Promise<{ requestId: string } | { skipped: string }> {
+  try {
+    const j = await rest<RestJob>(`/jobs/${jobId}`);
+    if (!jobRunning(j)) return { skipped: `job ${j.state}, not every task running` };
+    const c = await rest<{ counts?: { in_progress?: number } }>(`/jobs/${jobId}/checkpoints`);
+    if ((c.counts?.in_progress ?? 0) > 0) return { skipped: 'a checkpoint is in progress' };
+  } catch (err) {
+    return { skipped: `job state unknown: ${(err as Error).message}` };
+  }
+  const req = checkpointTriggerRequest(jobId);
+  const r = await rest<{ 'request-id'?: string }>(req.path, req.init);
+  return { requestId: String(r['request-id'] ?? '?') };
+}
+
+interface RestJob {
+  state: string;
+  vertices: { status: string; parallelism: number; tasks: Record<string, number> }[];
+}
+
+/** The job runs with every task of every vertex deployed and running. */
+function jobRunning(j: RestJob): boolean {
+  const allTasksRunning = j.vertices.length > 0 && j.vertices.every((v) => v.status === 'RUNNING' && (v.tasks.RUNNING ?? 0) === v.parallelism);
+  return j.state === 'RUNNING' && allTasksRunning;
 }
 
 class FlinkEngine extends EngineHosts implements Engine {
@@ -195,10 +251,8 @@ class FlinkEngine extends EngineHosts implements Engine {
     return startService(r, { name: service, command, cwd: flinkDir(host), env: { FLINK_PLUGINS_DIR: `${flinkDir(host)}/plugins`, FLINK_CONF_DIR: l.conf } });
   }
 
-  async #rest<T>(p: string, init?: RequestInit): Promise<T> {
-    const res = await fetch(`${this.restUrl}${p}`, { ...init, signal: AbortSignal.timeout(15_000) });
-    if (!res.ok) throw new Error(`GET ${p}: HTTP ${res.status}`);
-    return (await res.json()) as T;
+  #rest<T>(p: string, init?: RequestInit): Promise<T> {
+    return flinkRest<T>(this.restUrl, p, init);
   }
 
   async start(): Promise<void> {
@@ -240,9 +294,8 @@ class FlinkEngine extends EngineHosts implements Engine {
 
   async #jobState(): Promise<{ running: boolean; state: string }> {
     if (!this.#jobId) return { running: false, state: 'NOT SUBMITTED' };
-    const j = await this.#rest<{ state: string; vertices: { status: string; parallelism: number; tasks: Record<string, number> }[] }>(`/jobs/${this.#jobId}`);
-    const allTasksRunning = j.vertices.length > 0 && j.vertices.every((v) => v.status === 'RUNNING' && (v.tasks.RUNNING ?? 0) === v.parallelism);
-    return { running: j.state === 'RUNNING' && allTasksRunning, state: j.state };
+    const j = await this.#rest<RestJob>(`/jobs/${this.#jobId}`);
+    return { running: jobRunning(j), state: j.state };
   }
 
   async stop(): Promise<void> {
@@ -290,6 +343,13 @@ class FlinkEngine extends EngineHosts implements Engine {
     const checkpoints = [...this.#completed.values()].sort((a, b) => a.id - b.id).slice(-1000);
     const last = checkpoints.at(-1) ?? null;
     return { running, epoch: this.#epoch(), completedCheckpoints: this.#completed.size, lastCompletedCheckpointId: last?.id ?? null, lastCompletedAt: last?.at ?? null, checkpoints };
+  }
+
+  /** Asks Flink for a checkpoint now (triggerFlinkCheckpoint): a no-op before the job was submitted, while it is not running or while a checkpoint is in progress. */
+  async triggerCheckpoint(): Promise<void> {
+    if (!this.#jobId) return;
+    const r = await triggerFlinkCheckpoint(<T>(p: string, init?: RequestInit) => this.#rest<T>(p, init), this.#jobId);
+    if ('requestId' in r) this.log(`flink: checkpoint triggered on request (trigger ${r.requestId})`);
   }
 
   /** Job restarts (Flink's numRestarts) plus one per JobManager restart, with the restarts each earlier JobManager had seen: monotonic. */
