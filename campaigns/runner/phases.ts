@@ -12,6 +12,26 @@
  *
  * `RUN_PHASES` lists the in-run phases the runner walks (deploy → settle); each throws to
  * end the run early and leaves its findings in `ctx.out`.
+ *
+ * Checkpoints asked for now. The gate, the drain and the settle wait on the engine's next
+ * checkpoint; rather than wait for the periodic one (up to an interval away), they ask the
+ * engine for one now (Engine.triggerCheckpoint, through CheckpointAsker): the gate while it
+ * waits for the job's first completed checkpoint and, once its fault is healed, for "a
+ * completed checkpoint after it"; the drain once the input has stopped and every fault is
+ * healed and disarmed, and again every 2 s while it has not converged; the settle before each
+ * of its idle checkpoints. This weakens nothing: a requested checkpoint is an ordinary one (the
+ * same barrier, snapshot and durable completion record, counted in health() like any other),
+ * and every condition is still checked as before, on checkpoints that really completed (the
+ * same counts, ids and deadlines; the settle's second checkpoint still has its barrier after
+ * the first completed, so after the drain converged). The engine drops a request while the
+ * job is not running or a checkpoint is pending, so the phases ask again while they wait. A
+ * request that fails is logged and the phase waits for the periodic checkpoint as before. The
+ * soak never asks: its recovery times are measured against the periodic cadence (the gate's
+ * last request has been made when the gate ends; Clink takes it within 250 ms, long before
+ * the first fault, schedule.startAfterS in). The gate
+ * fault's (g001) recovery time is now measured to a requested checkpoint, so it is shorter
+ * than a soak fault's would be; the report lists g001 with the soak's faults (its table and
+ * its kind's recovery median / max), which should tell it apart (reports/faults.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -116,7 +136,8 @@ export const deploy: Phase = async (ctx) => {
 export const gate: Phase = async (ctx) => {
   const { campaign, engine, store, log } = ctx.run;
   ctx.enterPhase('gate');
-  ctx.out.gate = await runGate(campaign, engine, ctx.controller, () => ctx.producer!.total, () => ctx.sampler!.last?.objects ?? 0, () => ctx.health, ctx.signal, log);
+  const healed = (faultId: string) => ctx.chaos.some((r) => r.faultId === faultId && r.phase === 'healed');
+  ctx.out.gate = await runGate(campaign, engine, ctx.controller, () => ctx.producer!.total, () => ctx.sampler!.last?.objects ?? 0, () => ctx.health, ctx.signal, log, { healed });
   store.write('gate', ctx.out.gate);
   ctx.throwIfAborted();
   log(ctx.out.gate.passed ? 'gate passed: soak begins' : 'GATE FAILED: no soak');
@@ -147,10 +168,15 @@ export const drain: Phase = async (ctx) => {
   await ctx.controller.healActive();
   await healAll(rig, remote);
   await engine.disarmFaultPoints();
+  // The tail committed by a checkpoint asked for now, not at the next periodic one (after the
+  // heals and the disarm, so no armed point fires on it); again while it has not converged.
+  const asker = new CheckpointAsker(engine, 'drain', log);
+  await asker.ask();
   await sampler.stop();
   const target = producer.total;
   const end = await poll(
     async () => {
+      await asker.askEvery(DRAIN_ASK_AGAIN_MS);
       const s = await sampler.sample(ctx.signal);
       if (s.stuck) return 'stuck' as const;
       return s.events >= target ? ('converged' as const) : undefined;
@@ -167,7 +193,8 @@ export const drain: Phase = async (ctx) => {
  * Settle: with no input left, let the engine take two more checkpoints (the second one's
  * barrier comes after everything was committed: an idle barrier must commit nothing), then
  * stop it, so the judge's last sample and the recount read one settled bucket. Only after a
- * drain that converged.
+ * drain that converged. Each idle checkpoint is asked for now (CheckpointAsker), not waited
+ * for at the periodic cadence.
  */
 export const settle: Phase = async (ctx) => {
   const { campaign, engine, log } = ctx.run;
@@ -175,7 +202,7 @@ export const settle: Phase = async (ctx) => {
   if (ctx.out.drainConverged) {
     ctx.enterPhase('settle');
     const waitS = Math.max(30, campaign.workload.checkpointIntervalS * 4);
-    const idle = await waitCheckpoints(engine, 2, waitS * 1000, ctx.signal);
+    const idle = await waitCheckpoints(engine, 2, waitS * 1000, ctx.signal, new CheckpointAsker(engine, 'settle', log));
     if (idle === null) ctx.out.settleWarning = `no idle checkpoint completed within ${waitS} s after the drain; idle barriers were not exercised`;
     log(idle === null ? `settle: ${ctx.out.settleWarning}` : `settle: checkpoint ${idle} completed with no input left`);
     await ctx.pollHealth(); // the last checkpoints into checkpoints.jsonl while the coordinator still answers
@@ -286,19 +313,91 @@ export function decide(ctx: RunContext): Verdict {
   return verdict;
 }
 
+/** How often the drain asks again for a checkpoint while it has not converged (ms). */
+export const DRAIN_ASK_AGAIN_MS = 2000;
+/** How often the gate and the settle ask again while the checkpoint they wait for has not completed (ms). */
+export const ASK_AGAIN_MS = 1000;
+/** A request not answered within this is given up like a failed one (ms). */
+export const ASK_TIMEOUT_MS = 10_000;
+
+/**
+ * Asks the engine for a checkpoint now (Engine.triggerCheckpoint) while a phase outside the
+ * soak waits on one. It never throws: a request that fails, or is not answered within
+ * `timeoutMs`, is logged, and this asker asks no more, so the phase waits for the periodic
+ * checkpoint as it always did. An engine without triggerCheckpoint is never asked. The
+ * engine may drop a request (the job not running, a checkpoint pending): callers ask again.
+ */
+export class CheckpointAsker {
+  readonly #engine: Pick<Engine, 'triggerCheckpoint'>;
+  readonly #where: string;
+  readonly #log: (line: string) => void;
+  readonly #timeoutMs: number;
+  #failed = false;
+  #lastAt = Number.NEGATIVE_INFINITY;
+  /** Requests made (accepted or not). */
+  asked = 0;
+
+  constructor(engine: Pick<Engine, 'triggerCheckpoint'>, where: string, log: (line: string) => void, timeoutMs = ASK_TIMEOUT_MS) {
+    this.#engine = engine;
+    this.#where = where;
+    this.#log = log;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Whether it still asks (the engine can be asked and no request has failed). */
+  get active(): boolean {
+    return typeof this.#engine.triggerCheckpoint === 'function' && !this.#failed;
+  }
+
+  /** Asks now. */
+  async ask(): Promise<void> {
+    if (!this.active) return;
+    this.#lastAt = Date.now();
+    if (this.asked++ === 0) this.#log(`${this.#where}: asking the engine for a checkpoint now, not at its periodic one`);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const request = Promise.resolve().then(() => this.#engine.triggerCheckpoint!());
+      request.catch(() => {}); // a request given up on may still fail later
+      await Promise.race([request, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs)))]);
+    } catch (err) {
+      this.#failed = true;
+      this.#log(`${this.#where}: asking the engine for a checkpoint failed (${(err as Error).message}); waiting for its periodic checkpoint instead`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Asks when `everyMs` have passed since it last asked (or it never did). */
+  async askEvery(everyMs: number): Promise<void> {
+    if (Date.now() - this.#lastAt >= everyMs) await this.ask();
+  }
+}
+
 /**
  * Waits until `n` more checkpoints than now have completed; returns the count then, or
- * null past the deadline (the coordinator's health may fail meanwhile: keep polling).
+ * null past the deadline (the coordinator's health may fail meanwhile: keep polling). With
+ * an asker, each of the `n` is asked for: once the count is known, and again each time it
+ * moves (the next one), or after `ASK_AGAIN_MS` without a move (the engine dropped it).
  */
-export async function waitCheckpoints(engine: Pick<Engine, 'health'>, n: number, timeoutMs: number, signal: AbortSignal): Promise<number | null> {
+export async function waitCheckpoints(engine: Pick<Engine, 'health'>, n: number, timeoutMs: number, signal: AbortSignal, asker?: CheckpointAsker): Promise<number | null> {
   const count = async () => (await engine.health().catch(() => undefined))?.completedCheckpoints;
   const deadline = Date.now() + timeoutMs;
   let start = await count();
+  let askedAt: number | undefined;
+  const askFor = async (c: number) => {
+    if (!asker) return;
+    if (c !== askedAt) {
+      askedAt = c;
+      await asker.ask();
+    } else await asker.askEvery(ASK_AGAIN_MS);
+  };
+  if (start !== undefined) await askFor(start);
   const reached = await poll(
     async () => {
       const c = await count();
       if (start === undefined) start = c;
       else if (c !== undefined && c >= start + n) return c;
+      if (c !== undefined) await askFor(c);
       return undefined;
     },
     { until: deadline, intervalMs: 500, signal },
@@ -313,16 +412,19 @@ export async function waitCheckpoints(engine: Pick<Engine, 'health'>, n: number,
  */
 export async function runGate(
   campaign: Pick<ResolvedCampaign, 'gate'>,
-  engine: Pick<Engine, 'sinkFamily' | 'sinkOpenLines' | 'processes'>,
+  engine: Pick<Engine, 'sinkFamily' | 'sinkOpenLines' | 'processes' | 'triggerCheckpoint'>,
   controller: Pick<ChaosController, 'runOne'>,
   produced: () => number,
   objects: () => number,
   health: () => EngineHealth | undefined,
   signal: AbortSignal,
   log: (l: string) => void,
+  /** `healed(faultId)`: whether the fault's heal was recorded (then a checkpoint after it is asked for). */
+  opts: { healed?: (faultId: string) => boolean } = {},
 ): Promise<GateResult> {
   const deadline = Date.now() + campaign.gate.deadlineS * 1000;
   const conditions: GateCondition[] = [];
+  const asker = new CheckpointAsker(engine, 'gate', log);
   const waitUntil = async (name: string, probe: () => Promise<string | null>): Promise<boolean> => {
     let last = 'not seen';
     const ev = await poll(probe, { until: deadline, intervalMs: 1000, signal, ignoreErrors: true, onError: (err) => (last = (err as Error).message) });
@@ -340,7 +442,9 @@ export async function runGate(
     (await waitUntil('input flowing', async () => (produced() > 0 ? `${produced()} events produced with acks=all` : null))) &&
     (await waitUntil('job running with completed checkpoints', async () => {
       const h = health();
-      return h && h.running && h.completedCheckpoints >= 1 ? `epoch ${h.epoch}, ${h.completedCheckpoints} completed checkpoints, last #${h.lastCompletedCheckpointId} at ${h.lastCompletedAt}` : null;
+      if (h && h.running && h.completedCheckpoints >= 1) return `epoch ${h.epoch}, ${h.completedCheckpoints} completed checkpoints, last #${h.lastCompletedCheckpointId} at ${h.lastCompletedAt}`;
+      if (h?.running) await asker.askEvery(ASK_AGAIN_MS);
+      return null;
     })) &&
     (await waitUntil('objects committed', async () => (objects() > 0 ? `${objects()} committed objects read by the oracle` : null))) &&
     (await waitUntil(sinkCondition, async () => {
@@ -353,7 +457,7 @@ export async function runGate(
     }));
   if (ok) {
     const gateFault: PlannedFault = { id: 'g001', kind: campaign.gate.fault, atS: 0 };
-    const outcome = await controller.runOne(gateFault);
+    const outcome = await askAfterHeal(controller.runOne(gateFault), gateFault.id, asker, opts.healed, health, signal);
     conditions.push({ name: 'a fault landed', passed: outcome.landed, evidence: outcome.landed ? `${gateFault.kind} ${gateFault.id} landed` : `did not land: ${outcome.reason ?? ''}` });
     conditions.push({
       name: 'a completed checkpoint after it',
@@ -364,6 +468,39 @@ export async function runGate(
   const names = ['input flowing', 'job running with completed checkpoints', 'objects committed', sinkCondition, 'a fault landed', 'a completed checkpoint after it'];
   for (const n of names) if (!conditions.some((c) => c.name === n)) conditions.push({ name: n, passed: false, evidence: 'not reached: an earlier condition failed' });
   return { passed: conditions.every((c) => c.passed), conditions };
+}
+
+/**
+ * While `running` (the gate fault's episode) has not ended: once the fault's heal is recorded,
+ * asks for a checkpoint, and again every ASK_AGAIN_MS until one newer than at the heal is seen
+ * (the controller measures its recovery from the heal to that checkpoint). Every ask has
+ * ended when this returns, so none outlives the gate.
+ */
+async function askAfterHeal<T>(running: Promise<T>, faultId: string, asker: CheckpointAsker, healed: ((faultId: string) => boolean) | undefined, health: () => EngineHealth | undefined, signal: AbortSignal): Promise<T> {
+  let done = false;
+  const watching = (async () => {
+    if (!healed) return;
+    let healedAt: number | undefined;
+    let idAtHeal: number | null | undefined;
+    while (!done && !signal.aborted && asker.active) {
+      if (healedAt === undefined && healed(faultId)) {
+        healedAt = Date.now();
+        idAtHeal = health()?.lastCompletedCheckpointId ?? null;
+      }
+      if (healedAt !== undefined) {
+        const id = health()?.lastCompletedCheckpointId ?? null;
+        if (id !== null && id !== idAtHeal) return; // a checkpoint after the heal: nothing more to ask
+        await asker.askEvery(ASK_AGAIN_MS);
+      }
+      await sleep(100, signal);
+    }
+  })();
+  try {
+    return await running;
+  } finally {
+    done = true;
+    await watching;
+  }
 }
 
 /** Runs `clink-qual verify RUN_DIR` in its own process; it writes recount.json. */

@@ -2,7 +2,9 @@
  * The campaign's phases without a rig: the gate's conditions in order (a failed one leaves
  * the later ones "not reached", the gate fault's outcome recorded), the idle-checkpoint wait,
  * and the run context the phases share (phase marks, the fault record, abort, soak and settle
- * skipped when the gate failed or the drain did not converge).
+ * skipped when the gate failed or the drain did not converge). Checkpoints asked for now
+ * (Engine.triggerCheckpoint): in the gate, the drain and the settle, never in the soak, and a
+ * request that throws leaves the phase waiting for the periodic checkpoint.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -10,10 +12,10 @@ import path from 'node:path';
 import t from 'tap';
 import type { ChaosController } from '../../../../chaos/controller.ts';
 import { RunContext, type RunInputs } from '../../../../campaigns/runner/context.ts';
-import { drain, runGate, settle, soak, waitCheckpoints } from '../../../../campaigns/runner/phases.ts';
+import { CheckpointAsker, drain, gate, runGate, settle, soak, waitCheckpoints } from '../../../../campaigns/runner/phases.ts';
 import { Progress } from '../../../../campaigns/runner/progress.ts';
 import type { EngineHealth } from '../../../../engine/engine.ts';
-import type { PlannedFault } from '../../../../lib/evidence.ts';
+import { zeroCounters, type PlannedFault } from '../../../../lib/evidence.ts';
 import { RunStore } from '../../../../lib/run-store.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'cq-phases-'));
@@ -72,12 +74,17 @@ t.test('waitCheckpoints: n more than at the start, or null past the deadline', a
   t.equal(typeof (await waitCheckpoints(down, 1, 10_000, new AbortController().signal)), 'number', 'a failing health is polled again');
 });
 
-function context(dir: string, signal?: AbortSignal, drainS = 5): RunContext {
+function context(
+  dir: string,
+  signal?: AbortSignal,
+  drainS = 5,
+  over: { soakS?: number; engine?: object; controller?: (ctx: RunContext) => object; log?: (l: string) => void } = {},
+): RunContext {
   const store = new RunStore(path.join(tmp, dir), { fresh: true });
   const inputs = {
     runId: dir,
-    campaign: { workload: { soakS: 60, checkpointIntervalS: 1 }, gate: { deadlineS: 5 }, deadlines: { drainS, recountS: 5 } },
-    engine: { health: async () => health(1), disarmFaultPoints: async () => {} },
+    campaign: { workload: { soakS: over.soakS ?? 60, checkpointIntervalS: 1 }, gate: { deadlineS: 5, fault: 'worker-kill' }, deadlines: { drainS, recountS: 5 } },
+    engine: over.engine ?? { health: async () => health(1), disarmFaultPoints: async () => {} },
     rig: { hosts: [] },
     remote: () => {
       throw new Error('no host');
@@ -85,9 +92,9 @@ function context(dir: string, signal?: AbortSignal, drainS = 5): RunContext {
     plan: [{ id: 'f001', kind: 'worker-kill', atS: 1 }],
     store,
     progress: new Progress({ isTTY: false, write: () => true } as never),
-    log: quiet,
+    log: over.log ?? quiet,
   } as unknown as RunInputs;
-  return new RunContext(inputs, () => ({ healActive: async () => {} }) as unknown as ChaosController, signal);
+  return new RunContext(inputs, (ctx) => (over.controller?.(ctx) ?? { healActive: async () => {} }) as unknown as ChaosController, signal);
 }
 
 t.test('context: phase marks, the fault record, abort from outside', async (t) => {
@@ -170,4 +177,208 @@ t.test('drain: a stuck sample ends it unconverged with the reason; a deadline en
   await drain(slow);
   t.equal(slow.out.drainConverged, false, 'not converged past the deadline');
   t.equal(slow.out.stuck, undefined);
+});
+
+const sleepMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A fake engine whose checkpoints complete only when asked for (or, with `periodicMs`, also on their own). */
+function askedEngine(opts: { throws?: boolean; periodicMs?: number; onAsk?: () => void } = {}) {
+  const e = {
+    completed: 0,
+    asks: [] as number[],
+    stopped: false,
+    sinkFamily: 's3_2pc_sink',
+    sinkOpenLines: async () => [{ host: 'w1', line: 'family=s3_2pc_sink' }],
+    processes: async () => [{ host: 'w1', role: 'worker' as const, service: 'clink-worker', pid: 1 }],
+    disarmFaultPoints: async () => {},
+    stop: async () => {
+      e.stopped = true;
+    },
+    health: async () => health(e.completed),
+    async triggerCheckpoint() {
+      e.asks.push(Date.now());
+      opts.onAsk?.();
+      if (opts.throws) throw new Error('ssh: connection refused');
+      setTimeout(() => e.completed++, 50);
+    },
+  };
+  if (opts.periodicMs) {
+    const timer = setInterval(() => e.completed++, opts.periodicMs);
+    t.teardown(() => clearInterval(timer));
+  }
+  return e;
+}
+
+t.test('CheckpointAsker: asks, re-asks on its interval, and after a failure asks no more', async (t) => {
+  const lines: string[] = [];
+  const e = askedEngine();
+  const a = new CheckpointAsker(e, 'x', (l) => lines.push(l));
+  await a.ask();
+  await a.askEvery(10_000);
+  t.equal(e.asks.length, 1, 'not again within the interval');
+  await sleepMs(30);
+  await a.askEvery(20);
+  t.equal(e.asks.length, 2, 'again past it');
+  t.equal(lines.filter((l) => /asking the engine for a checkpoint now/.test(l)).length, 1, 'one line for the asking');
+  const bad = askedEngine({ throws: true });
+  const b = new CheckpointAsker(bad, 'x', (l) => lines.push(l));
+  await b.ask();
+  t.equal(b.active, false);
+  await b.ask();
+  await b.askEvery(0);
+  t.equal(bad.asks.length, 1, 'no more requests after one failed');
+  t.match(lines.join('\n'), /x: asking the engine for a checkpoint failed \(ssh: connection refused\); waiting for its periodic checkpoint instead/);
+  const hangs = { triggerCheckpoint: () => new Promise<void>(() => {}) };
+  const c = new CheckpointAsker(hangs, 'x', (l) => lines.push(l), 100);
+  await c.ask();
+  t.equal(c.active, false, 'a request not answered in time is given up');
+  t.match(lines.at(-1), /no answer within 100 ms/);
+  const none = new CheckpointAsker({}, 'x', (l) => lines.push(l));
+  t.equal(none.active, false, 'an engine without triggerCheckpoint is never asked');
+  await t.resolves(none.ask());
+});
+
+t.test('gate: the job\'s first completed checkpoint is asked for, and a checkpoint after the gate fault\'s heal', async (t) => {
+  const e = askedEngine();
+  let healedAt = 0;
+  let asksBeforeHeal = -1;
+  const lines: string[] = [];
+  const ctx = context('gate-ask', undefined, 5, {
+    engine: e,
+    log: (l) => lines.push(l),
+    controller: (ctx) => ({
+      healActive: async () => {},
+      async runOne(f: PlannedFault) {
+        ctx.record({ faultId: f.id, kind: f.kind, phase: 'landed' } as never);
+        await sleepMs(400); // held: nothing asked for a recovery before the heal
+        asksBeforeHeal = e.asks.length;
+        const before = e.completed;
+        ctx.record({ faultId: f.id, kind: f.kind, phase: 'healed' } as never);
+        healedAt = Date.now();
+        // The controller's wait for the next completed checkpoint after the heal (3 s here; the periodic one never comes).
+        const end = Date.now() + 3000;
+        while (e.completed === before && Date.now() < end) await sleepMs(50);
+        const recovered = e.completed > before;
+        return { fault: f, landed: true, healed: true, recovered, ...(recovered ? { recoveryS: (Date.now() - healedAt) / 1000 } : { reason: 'no checkpoint' }) };
+      },
+    }),
+  });
+  t.teardown(() => ctx.close());
+  ctx.producer = { total: 10 } as never;
+  ctx.sampler = { last: { objects: 3 } } as never;
+  // The background health poll, as the run has it (every 100 ms here).
+  const poll = setInterval(() => void e.health().then((h) => (ctx.health = h)), 100);
+  t.teardown(() => clearInterval(poll));
+  ctx.health = health(0);
+  await gate(ctx);
+  t.equal(ctx.out.gate!.passed, true, 'the gate passed: every condition on checkpoints that completed');
+  t.match(ctx.out.gate!.conditions[1]!.evidence, /1 completed checkpoints/, 'the first one, asked for (none completes on its own here)');
+  t.equal(asksBeforeHeal, 1, 'one ask for the first checkpoint, none while the fault was held');
+  t.ok(e.asks.some((at) => at >= healedAt), 'asked again after the heal');
+  t.match(ctx.out.gate!.conditions[5]!.evidence, /after the heal/);
+  const n = e.asks.length;
+  await sleepMs(1500);
+  t.equal(e.asks.length, n, 'nothing asked once the gate is over');
+  t.match(lines.join('\n'), /gate: asking the engine for a checkpoint now/);
+});
+
+t.test('gate: a request that throws falls back to the periodic checkpoint', async (t) => {
+  const e = askedEngine({ throws: true, periodicMs: 700 });
+  const lines: string[] = [];
+  let h = health(0);
+  const poll = setInterval(() => void e.health().then((x) => (h = x)), 100);
+  t.teardown(() => clearInterval(poll));
+  const g = await runGate({ gate: { deadlineS: 5, fault: 'worker-kill' } } as never, e, controller(true, true), () => 10, () => 3, () => h, new AbortController().signal, (l) => lines.push(l), { healed: () => true });
+  t.equal(g.passed, true, 'the periodic checkpoint shows the job running');
+  t.equal(e.asks.length, 1, 'asked once, then no more');
+  t.match(lines.join('\n'), /gate: asking the engine for a checkpoint failed \(ssh: connection refused\); waiting for its periodic checkpoint instead/);
+});
+
+t.test('soak: never asks for a checkpoint', async (t) => {
+  const e = askedEngine({ onAsk: () => t.fail('asked during the soak') });
+  let ran = false;
+  const ctx = context('soak-ask', undefined, 5, {
+    soakS: 1,
+    engine: e,
+    controller: () => ({
+      healActive: async () => {},
+      run: async () => {
+        ran = true;
+        await sleepMs(300);
+        return [];
+      },
+    }),
+  });
+  t.teardown(() => ctx.close());
+  ctx.out.gate = { passed: true, conditions: [] };
+  ctx.sampler = { stuck: false } as never;
+  await soak(ctx);
+  t.ok(ran, 'the soak ran its faults');
+  t.equal(e.asks.length, 0, 'and asked for nothing');
+});
+
+t.test('drain: asks once the input stopped and every fault is healed and disarmed, and again while it waits', async (t) => {
+  const order: string[] = [];
+  const e = askedEngine({ onAsk: () => order.push('ask') });
+  e.disarmFaultPoints = async () => void order.push('disarm');
+  const ctx = context('drain-ask', undefined, 10, { engine: e, controller: () => ({ healActive: async () => void order.push('heal') }) });
+  t.teardown(() => ctx.close());
+  drainWith(ctx, 30, 10); // converges at the third sample, 4 s in
+  const producer = ctx.producer as unknown as { stop: () => Promise<void> };
+  producer.stop = async () => void order.push('producer stopped');
+  await drain(ctx);
+  t.equal(ctx.out.drainConverged, true);
+  t.same(order.slice(0, 4), ['producer stopped', 'heal', 'disarm', 'ask'], 'the first ask after the input stopped, the heals and the disarm');
+  t.ok(e.asks.length >= 2, `asked again while not converged (${e.asks.length} asks)`);
+});
+
+t.test('drain: a request that throws leaves the drain as it was', async (t) => {
+  const e = askedEngine({ throws: true });
+  const lines: string[] = [];
+  const ctx = context('drain-ask-bad', undefined, 10, { engine: e, log: (l) => lines.push(l) });
+  t.teardown(() => ctx.close());
+  drainWith(ctx, 30, 10);
+  await drain(ctx);
+  t.equal(ctx.out.drainConverged, true);
+  t.equal(e.asks.length, 1, 'one failed request, no more');
+  t.match(lines.join('\n'), /drain: asking the engine for a checkpoint failed/);
+});
+
+t.test('settle: each idle checkpoint is asked for; the two still complete after the settle began', async (t) => {
+  const e = askedEngine();
+  const ctx = context('settle-ask', undefined, 5, { engine: e });
+  t.teardown(() => ctx.close());
+  ctx.out.drainConverged = true;
+  ctx.sampler = { sample: async () => ({ events: 30, stuck: false }), last: { counters: zeroCounters() } } as never;
+  const started = Date.now();
+  await settle(ctx);
+  t.equal(e.completed, 2, 'two checkpoints completed, each asked for (none completes on its own here)');
+  t.equal(e.asks.length, 2, 'one ask each');
+  t.ok(Date.now() - started < 10_000, 'well within the settle\'s 30 s');
+  t.equal(ctx.out.settleWarning, undefined);
+  t.ok(e.stopped, 'then the engine stopped');
+});
+
+t.test('settle: a request that throws falls back to the periodic checkpoints', async (t) => {
+  const e = askedEngine({ throws: true, periodicMs: 400 });
+  const lines: string[] = [];
+  const ctx = context('settle-ask-bad', undefined, 5, { engine: e, log: (l) => lines.push(l) });
+  t.teardown(() => ctx.close());
+  ctx.out.drainConverged = true;
+  ctx.sampler = { sample: async () => ({ events: 30, stuck: false }), last: { counters: zeroCounters() } } as never;
+  await settle(ctx);
+  t.equal(ctx.out.settleWarning, undefined, 'two idle checkpoints seen all the same');
+  t.equal(e.asks.length, 1, 'one failed request, no more');
+  t.match(lines.join('\n'), /settle: asking the engine for a checkpoint failed/);
+});
+
+t.test('waitCheckpoints with an asker: asks for the first, then for the next each time the count moves', async (t) => {
+  const e = askedEngine();
+  const asker = new CheckpointAsker(e, 'settle', quiet);
+  t.equal(await waitCheckpoints(e, 3, 10_000, new AbortController().signal, asker), 3);
+  t.equal(e.asks.length, 3);
+  const never = askedEngine();
+  never.triggerCheckpoint = async () => void never.asks.push(Date.now()); // dropped: nothing completes
+  t.equal(await waitCheckpoints(never, 1, 2600, new AbortController().signal, new CheckpointAsker(never, 'settle', quiet)), null, 'the deadline as before');
+  t.ok(never.asks.length >= 2 && never.asks.length <= 4, `asked again about every second while nothing completed (${never.asks.length})`);
 });
