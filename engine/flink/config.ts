@@ -29,6 +29,9 @@ export interface FlinkClusterSpec {
   s3: { endpoint: string; accessKey: string; secretKey: string };
 }
 
+/** How long Flink waits before it restarts the job after a failure (see the restart strategy below). */
+export const FLINK_RESTART_DELAY = '20 s';
+
 /** The number of TaskManager slots so that the job still fits after one worker is lost. */
 export function slotsFor(parallelism: number, workers: number): number {
   return Math.max(1, Math.ceil(parallelism / Math.max(1, workers - 1)));
@@ -90,12 +93,20 @@ export function flinkConfigYaml(s: FlinkClusterSpec): string {
     // (the plug submits with the CLI); the setting is harmless without it.
     ['web.submit.enable', true],
     ['web.upload.dir', s.tmpDir],
-    // Failures: restart the job forever, two seconds apart. A killed process is noticed at
-    // once (its connections are refused: two failed heartbeat RPCs); the timeout stays
-    // generous for a busy 2-core machine.
+    // Failures: restart the whole job (every subtask restores from the last checkpoint and
+    // commits its committables again, as Clink redeploys every subtask when a worker is lost),
+    // forever, FLINK_RESTART_DELAY apart. A killed process is noticed at once (its connections
+    // are refused: two failed heartbeat RPCs); the timeout stays generous for a busy 2-core
+    // machine. The delay outlasts a killed TaskManager's return (the harness starts it again
+    // at once; it registered 6 to 14 s later on the 2-core rig, 2026-12-04), so the restart
+    // spreads the subtasks over all three TaskManagers again. With 2 s the job restarted on
+    // the two survivors, the returning TaskManager stayed idle, and a later kill of it hit no
+    // subtask: no recovery, and a recovery-only point armed elsewhere never fired (Flink smoke
+    // flink-quick-20261204T060713-63be, f001/f002 and f012/f013).
+    ['jobmanager.execution.failover-strategy', 'full'],
     ['restart-strategy.type', 'fixed-delay'],
     ['restart-strategy.fixed-delay.attempts', 2147483647],
-    ['restart-strategy.fixed-delay.delay', '2 s'],
+    ['restart-strategy.fixed-delay.delay', FLINK_RESTART_DELAY],
     ['heartbeat.interval', 5000],
     ['heartbeat.timeout', 60000],
     ['heartbeat.rpc-failure-threshold', 2],

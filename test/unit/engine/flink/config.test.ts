@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { parse } from 'yaml';
-import { FLINK_PORTS, JAVA17_OPENS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkClusterSpec } from '../../../../engine/flink/config.ts';
+import { FLINK_PORTS, FLINK_RESTART_DELAY, JAVA17_OPENS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkClusterSpec } from '../../../../engine/flink/config.ts';
 import { FLINK_FAULT_POINTS, FLINK_FAULT_POINT_MAP, FLINK_NOT_APPLICABLE_POINTS } from '../../../../engine/flink/fault-points.ts';
 import { flinkEngine } from '../../../../engine/flink/plug.ts';
 import type { Engine } from '../../../../engine/engine.ts';
@@ -40,6 +40,9 @@ t.test('config.yaml parses as YAML with the settings the plug relies on', async 
   t.equal(c['high-availability.storageDir'], spec.haStorageDir);
   t.equal(c['taskmanager.memory.jvm-overhead.min'], c['taskmanager.memory.jvm-overhead.max'], 'fixed JVM overhead (TaskManagerRunner started without scripts requires it)');
   t.ok(c['taskmanager.cpu.cores'], 'cpu cores set');
+  t.equal(c['jobmanager.execution.failover-strategy'], 'full', 'every subtask restores on any failure, so a recovery-only point fires wherever it is armed');
+  t.equal(c['restart-strategy.fixed-delay.delay'], FLINK_RESTART_DELAY);
+  t.ok(parseInt(String(FLINK_RESTART_DELAY), 10) >= 15, 'the restart waits for a killed TaskManager to register again (6 to 14 s measured)');
 });
 
 t.test('without HA no ZooKeeper keys are written', async (t) => {
