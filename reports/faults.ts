@@ -90,6 +90,7 @@ export interface KindSummary {
   notRecovered: number;
   healFailed: number;
   unfinished: number;
+  /** Recovery times of the soak's survived faults (the gate's fault is left out: the gate asks for its checkpoint). */
   recoveryS: number[];
 }
 
@@ -106,7 +107,7 @@ export function summaryByKind(outcomes: FaultOutcome[]): KindSummary[] {
       notRecovered: of.filter((o) => o.status === 'not recovered').length,
       healFailed: of.filter((o) => o.status === 'heal failed').length,
       unfinished: of.filter((o) => o.status === 'no recovery recorded' || o.status === 'not attempted').length,
-      recoveryS: of.filter((o) => o.status === 'survived' && o.recoveryS !== undefined).map((o) => o.recoveryS!),
+      recoveryS: of.filter((o) => o.status === 'survived' && o.recoveryS !== undefined && o.planned !== undefined).map((o) => o.recoveryS!),
     };
   });
 }

@@ -238,7 +238,7 @@ function survived(x: Ctx): string[] {
   const kinds = summaryByKind(outcomes).filter((k) => k.planned > 0);
   const rec = ev.campaign?.deadlines.recoveryS;
   out.push(
-    `A fault is counted only when it landed, with evidence that it did, and a completed checkpoint followed its heal${rec !== undefined ? ` within ${fmtDuration(rec)}` : ''}. Recovery time is from the heal to that checkpoint.`,
+    `A fault is counted only when it landed, with evidence that it did, and a completed checkpoint followed its heal${rec !== undefined ? ` within ${fmtDuration(rec)}` : ''}. Recovery time is from the heal to that checkpoint; the figures below are the soak's faults only (the gate asks the engine for its checkpoint once its fault healed, so its recovery is not timed against the engine's own cadence).`,
     '',
   );
   out.push(
