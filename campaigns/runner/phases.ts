@@ -29,9 +29,9 @@
  * soak never asks: its recovery times are measured against the periodic cadence (the gate's
  * last request has been made when the gate ends; Clink takes it within 250 ms, long before
  * the first fault, schedule.startAfterS in). The gate
- * fault's (g001) recovery time is now measured to a requested checkpoint, so it is shorter
- * than a soak fault's would be; the report lists g001 with the soak's faults (its table and
- * its kind's recovery median / max), which should tell it apart (reports/faults.ts).
+ * fault's (g001) recovery time is measured to a requested checkpoint, so it is shorter than
+ * a soak fault's would be; the report leaves it out of its kind's recovery median and max
+ * (reports/faults.ts summaryByKind) and says so.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
