@@ -323,7 +323,7 @@ interface RawCampaign {
   workload: { rate?: number; totalEvents?: number; partitions: number; keys: number; checkpointIntervalS: number; soakS: number };
   gate: { deadlineS: number; fault: FaultKind };
   faults: (RawStep & FaultParams & { count: number })[];
-  compositions: { name: string; description?: string; count: number; steps: (RawStep & FaultParams & { afterS: number })[] }[];
+  compositions: { name: string; description?: string; count: number; last?: boolean; steps: (RawStep & FaultParams & { afterS: number })[] }[];
   schedule: { startAfterS: number; spacingS: number; jitterS?: number };
   deadlines: ResolvedCampaign['deadlines'];
   oracle: ResolvedCampaign['oracle'];
@@ -349,6 +349,7 @@ function resolve(data: RawCampaign, file: string, campaignDir: string, opts: Loa
     name: c.name,
     ...(c.description ? { description: c.description } : {}),
     count: c.count,
+    ...(c.last ? { last: true } : {}),
     steps: c.steps.map((s) => {
       const { kind, targets, ...rest } = fault(s);
       return { kind, afterS: s.afterS, targets, ...(s.point ? { point: s.point } : {}), ...rest };

@@ -3,7 +3,9 @@
  *
  * 1. The battery is expanded into slots, in file order: one per fault (`count` per entry,
  *    `count` per listed point for protocol points) and one per composition run.
- * 2. The slots are shuffled by the seed (Fisher–Yates on a seedrandom stream).
+ * 2. The slots are shuffled by the seed (Fisher–Yates on a seedrandom stream); then the runs
+ *    of a composition marked `last` move after every other slot, in their shuffled order
+ *    (the jitter and targets below are then drawn in that order).
  * 3. Slot i lands at startAfterS + i × spacingS + a seeded jitter in [0, jitterS] (whole
  *    seconds); a composition's steps land at its slot + their afterS and share one
  *    composition id (`<name>#<n>`).
@@ -28,6 +30,8 @@ interface Slot {
   faults: SlotFault[];
   /** Composition name, for a composition slot. */
   composition?: string;
+  /** The composition is scheduled after every other slot. */
+  last?: boolean;
 }
 
 function expand(c: ResolvedCampaign): Slot[] {
@@ -41,7 +45,7 @@ function expand(c: ResolvedCampaign): Slot[] {
     }
   }
   for (const comp of c.compositions) {
-    for (let i = 0; i < comp.count; i++) slots.push({ composition: comp.name, faults: comp.steps.map((s) => ({ ...s })) });
+    for (let i = 0; i < comp.count; i++) slots.push({ composition: comp.name, faults: comp.steps.map((s) => ({ ...s })), ...(comp.last ? { last: true } : {}) });
   }
   return slots;
 }
@@ -54,6 +58,9 @@ export function planCampaign(c: ResolvedCampaign): PlannedFault[] {
     const j = Math.floor(rng() * (i + 1));
     [slots[i], slots[j]] = [slots[j]!, slots[i]!];
   }
+  // A composition marked `last` goes after every other slot, keeping the shuffled order
+  // within each group (a stable move: the random stream is consumed as without it).
+  slots.sort((a, b) => Number(a.last ?? false) - Number(b.last ?? false));
   const seen = new Map<string, number>();
   const placed: (Omit<PlannedFault, 'id'> & { order: number })[] = [];
   let order = 0;

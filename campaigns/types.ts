@@ -68,6 +68,8 @@ export interface ResolvedComposition {
   name: string;
   description?: string;
   count: number;
+  /** Scheduled after every other slot (the schema's `last`). */
+  last?: boolean;
   steps: ResolvedCompositionStep[];
 }
 

@@ -165,3 +165,13 @@ t.test('campaigns/unknowns.yaml schedules every new kind', async (t) => {
   const kinds = new Set([...c.faults.map((f) => f.kind), ...c.compositions.flatMap((x) => x.steps.map((s) => s.kind))]);
   for (const k of ['process-pause', 'store-tamper', 'disk-full', 'clock-step'] as const) t.ok(kinds.has(k), k);
 });
+
+t.test("a composition's last: a boolean, resolved only when set", async (t) => {
+  const base = (last: string) =>
+    `name: x\nseed: s\nworkload: { rate: 5, soakS: 100 }\nfaults: [ { kind: worker-kill } ]\ncompositions:\n  - name: c\n${last}    steps: [ { kind: worker-kill } ]\nschedule: { spacingS: 10 }\n`;
+  t.equal(parseCampaign(base('    last: true\n'), 'x.yaml').compositions[0]!.last, true);
+  t.notOk('last' in parseCampaign(base(''), 'x.yaml').compositions[0]!, 'absent when not set');
+  const p = problems(() => parseCampaign(base('    last: soon\n'), 'x.yaml'));
+  t.equal(p.length, 1);
+  t.match(p[0]!, /^x\.yaml:7: compositions\[0\]\.last: /, 'file, line and field');
+});

@@ -35,6 +35,24 @@ t.test('same seed, same timeline byte for byte; another seed, another order', as
   t.not(order(other), order(a), 'the order of faults differs, not only the jitter');
 });
 
+t.test("a composition marked last runs after every other slot; the rest of the timeline is the seed's", async (t) => {
+  const c = load('quick');
+  const before = planCampaign(c);
+  const comps = c.compositions.map((x) => (x.name === 'store-down-during-worker-recovery' ? { ...x, last: true } : x));
+  const after = planCampaign({ ...c, compositions: comps });
+  const lastSteps = after.filter((f) => f.composition?.startsWith('store-down-during-worker-recovery#'));
+  t.equal(lastSteps.length, 2);
+  const firstOfLast = Math.min(...lastSteps.map((f) => f.atS));
+  t.ok(after.filter((f) => !f.composition?.startsWith('store-down-during-worker-recovery#')).every((f) => f.atS < firstOfLast), 'every other fault lands before it');
+  t.same(actualFaults(after), actualFaults(before), 'the same faults');
+  const order = (p: PlannedFault[]) => p.filter((f) => !f.composition?.startsWith('store-down-during-worker-recovery#')).map((f) => `${f.kind}/${f.point ?? ''}`);
+  t.same(order(after), order(before), 'the other slots keep their seeded order (jitter and targets are drawn afterwards, slot by slot)');
+  t.equal(formatPlanJson(planCampaign(c)), formatPlanJson(before), 'without last nothing moves');
+  const flink = planCampaign(load('flink-quick'));
+  const decisive = flink.filter((f) => f.composition?.startsWith('store-down-during-worker-recovery#'));
+  t.ok(decisive.length > 0 && flink.filter((f) => !decisive.includes(f)).every((f) => f.atS < Math.min(...decisive.map((d) => d.atS))), 'flink-quick runs the F-1 composition last');
+});
+
 t.test('every battery fault and every composition step appears, at the right offsets, inside the soak', async (t) => {
   for (const name of ['quick', 'qual03-smoke', 'qual03', 'flink-quick', 'flink-qual03', 'unknowns']) {
     const c = load(name);
