@@ -22,7 +22,8 @@ const BENCHES: Record<string, { file: string; summary: string }> = {
 const [name, ...rest] = process.argv.slice(2);
 if (!name || name === '--help' || name === '-h' || !BENCHES[name]) {
   console.log('Usage: npm run bench -- <name> [options]   (<name> --help for its options)\n\nBenchmarks:');
-  for (const [n, b] of Object.entries(BENCHES)) console.log(`  ${n.padEnd(12)} ${b.summary}`);
+  const width = Math.max(...Object.keys(BENCHES).map((n) => n.length)) + 1;
+  for (const [n, b] of Object.entries(BENCHES)) console.log(`  ${n.padEnd(width)} ${b.summary}`);
   process.exitCode = name && name !== '--help' && name !== '-h' ? 254 : 0;
 } else {
   const child = spawn(process.execPath, ['--expose-gc', path.join(here, BENCHES[name].file), ...rest], { stdio: 'inherit' });
