@@ -8,6 +8,7 @@ import { OVERRIDE_OPTIONS, OVERRIDES_HELP, noOverrides, parseOverrides } from '.
 import { MAX_REPEAT, UNTIL_FAIL_DEFAULT_CAP, parseRepeat, repeatRuns, tallyLines } from '../../campaigns/runner/repeat.ts';
 import { checkRunId } from '../../campaigns/runner/run-dir.ts';
 import { runsDir } from '../../lib/paths.ts';
+import { RunStore } from '../../lib/run-store.ts';
 import { faultKindsHelp, mutantNamesHelp } from './help-lists.ts';
 import { EVIDENCE } from '../../lib/run-store.ts';
 
@@ -133,8 +134,14 @@ function replaySubset(stored: StoredRun | undefined, faults: unknown, soak: unkn
   return out;
 }
 
+/** The verdict's first line; a run that never reached its recount (aborted early) says so instead of "0 committed". */
+export function verdictLine(verdict: { verdict: string; produced: number; committedDistinct: number; pendingUploads: number }, recounted: boolean): string {
+  const committed = recounted ? `${verdict.committedDistinct} of ${verdict.produced} events committed (recount)` : `${verdict.produced} events produced, no recount (the run ended before it)`;
+  return `${verdict.verdict}: ${committed}; ${verdict.pendingUploads} multipart uploads left pending`;
+}
+
 export function printVerdict(runDir: string, verdict: { verdict: string; reasons: string[]; warnings?: string[]; produced: number; committedDistinct: number; pendingUploads: number }): void {
-  console.log(`\n${verdict.verdict}: ${verdict.committedDistinct} of ${verdict.produced} events committed (recount); ${verdict.pendingUploads} multipart uploads left pending`);
+  console.log(`\n${verdictLine(verdict, new RunStore(runDir).has('recount'))}`);
   for (const r of verdict.reasons) console.log(`  - ${r}`);
   for (const w of verdict.warnings ?? []) console.log(`  ! ${w}`);
   console.log(`report: ${runDir}/report.md`);
