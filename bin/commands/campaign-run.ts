@@ -46,7 +46,7 @@ Exit: 0 PASS, 1 FAIL or GATE_FAILED, 2 aborted/unknown, 254 bad input, 255 inter
   positionals: [{ name: 'FILE', description: 'the campaign YAML (campaigns/quick.yaml, ...); none with --replay' }],
   options: {
     inventory: { type: 'string', valueName: 'FILE', description: 'Deploy onto the hosts of this inventory instead of the local rig' },
-    mutant: { type: 'string', valueName: 'NAME', description: "Run a deliberately broken sink variant (see 'qualify-mutants --help')" },
+    mutant: { type: 'string', valueName: 'NAME', description: "Run a deliberately broken engine variant (see 'qualify-mutants --help')" },
     replay: { type: 'string', valueName: 'RUN_DIR', description: "Re-run a stored run's exact schedule (its campaign.resolved.json and plan.json)" },
     faults: { type: 'string', valueName: 'IDS', description: 'With --replay: keep only these faults of the stored plan (comma-separated ids, e.g. f002,f004), at their own times' },
     'soak-s': { type: 'string', valueName: 'N', description: 'With --replay: the soak in seconds (at most the stored one)' },

@@ -11,7 +11,7 @@ import { EVIDENCE } from '../../lib/run-store.ts';
 
 const command: Command = {
   name: 'qualify-mutants',
-  summary: 'Run the quick campaign once per sink mutant and expect each to be caught',
+  summary: 'Run a campaign once per engine mutant (quick.yaml by default) and expect each to be caught',
   description: `A harness that cannot fail proves nothing. For every deliberately broken variant
 the engine ships (its mutants: mechanism and the counters that must catch it), this runs the
 campaign with that mutant on the live rig and expects a FAIL with at least one of those

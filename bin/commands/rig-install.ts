@@ -5,7 +5,7 @@ import { cacheDir } from '../../lib/paths.ts';
 const command: Command = {
   name: 'rig install',
   summary: 'Install what the rig needs (Kafka, MinIO, sshd, iptables), cached and pinned',
-  description: `Idempotent. Debian packages (openssh-server, iptables, iproute2) only when missing;
+  description: `Idempotent. Debian packages (openssh-server, iptables, iproute2, faketime) only when missing;
 Apache Kafka from Maven Central; MinIO built with go install at a pinned version; all
 cached under ${cacheDir()} (CLINK_QUAL_CACHE moves it). Writes a manifest with each
 part's version and sha256. A second run checks the sha256s and downloads nothing.`,

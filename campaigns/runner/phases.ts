@@ -10,7 +10,7 @@
  *   recount   the input audit, then a separate process re-reads the settled bucket
  *   verdict   decided from the evidence, written with the report
  *
- * `RUN_PHASES` lists the in-run phases the runner walks (deploy → settle); each throws to
+ * `RUN_PHASE_STEPS` lists the in-run phases the runner walks (deploy → settle); each throws to
  * end the run early and leaves its findings in `ctx.out`.
  *
  * Checkpoints asked for now. The gate, the drain and the settle wait on the engine's next
