@@ -20,6 +20,13 @@ import type { ChaosRecord, PlannedFault } from '../lib/evidence.ts';
 import { FaultNotLanded, type FaultContext, type FaultPackage, type LandedFault } from './fault.ts';
 import { packageFor } from './kinds.ts';
 
+/**
+ * How far before now an engine's checkpoint stamp may lie and still be believed (ms). A
+ * checkpoint is reported within seconds of completing (Flink's REST statistics lag by up to a
+ * few); a stamp further back, or ahead of now, comes from a stepped clock.
+ */
+export const PLAUSIBLE_STAMP_MS = 30_000;
+
 export interface ControllerOptions {
   plan: PlannedFault[];
   ctx: FaultContext;
@@ -201,6 +208,9 @@ export class ChaosController {
    * is above the last one seen at the first poll, and its time is when it was seen (within a
    * poll interval).
    *
+   * A checkpoint whose stamp is plausible (within PLAUSIBLE_STAMP_MS of now) and before the
+   * heal never counts, even when the engine reports it only after the heal.
+   *
    * An episode may end long after its last heal (a recovery-only point waits out the
    * deadline before it is called not landed), so the engine is always asked at least once,
    * and its list of recent checkpoints gives the first one after the heal, not the latest.
@@ -220,7 +230,15 @@ export class ChaosController {
         if (now > deadline) return null;
         const id = h.lastCompletedCheckpointId ?? null;
         if (baseline === undefined) baseline = id;
-        else if (id !== null && (baseline === null || id > baseline)) return now;
+        else if (id !== null && (baseline === null || id > baseline)) {
+          // A new id counts by itself only when its stamp cannot be trusted (a stepped clock
+          // puts it far from now). A plausible stamp from before the heal is a checkpoint the
+          // engine reported late (Flink's REST statistics lag by seconds): not a recovery.
+          const stamp = h.checkpoints?.find((c) => c.id === id)?.at ?? (id === h.lastCompletedCheckpointId ? h.lastCompletedAt : null);
+          const st = stamp ? Date.parse(stamp) : Number.NaN;
+          if (st <= t && st >= now - PLAUSIBLE_STAMP_MS) baseline = id;
+          else return now;
+        }
         return null;
       },
       // A probe that throws is a coordinator restarting: keep polling.

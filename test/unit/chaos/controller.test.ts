@@ -208,3 +208,40 @@ t.test('past the deadline, a checkpoint that came only after it is no recovery',
   await controller['runEpisode']([step('f1', 'protocol-point'), step('f2', 'worker-kill')]);
   t.ok(records.some((r) => r.faultId === 'f2' && r.phase === 'not-recovered'), 'the only checkpoint came 5.5 s after the heal, past the 5 s deadline');
 });
+
+/** One worker kill and an engine whose health() the test scripts from the heal on. */
+async function recoveryOf(health: (healedAt: number) => Record<string, unknown>): Promise<ChaosRecord | undefined> {
+  let healedAt = 0;
+  const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async () => ({ evidence: {}, heal: async () => { healedAt = Date.now(); return {}; } }) };
+  const { controller, records } = harness({ 'worker-kill': kill }, { health: async () => health(healedAt) });
+  await controller['runEpisode']([step('f1', 'worker-kill', { composition: undefined })]);
+  return records.find((r) => r.faultId === 'f1' && (r.phase === 'recovered' || r.phase === 'not-recovered'));
+}
+const cp = (id: number, at: number) => ({ id, epoch: 1, at: new Date(at).toISOString() });
+const healthOf = (cps: { id: number; epoch: number; at: string }[]) => ({ running: true, epoch: 1, completedCheckpoints: cps.length, lastCompletedCheckpointId: cps.at(-1)?.id ?? null, lastCompletedAt: cps.at(-1)?.at ?? null, checkpoints: cps });
+
+t.test('a checkpoint from before the heal, reported late, is no recovery; the next one is', async (t) => {
+  // Flink's REST statistics lag: checkpoint 16 completed 0.5 s before the heal, is first
+  // reported 1 s after it; checkpoint 17 completes 3 s after the heal.
+  const rec = await recoveryOf((h) => {
+    const now = Date.now();
+    const cps = [cp(15, h - 6000)];
+    if (now >= h + 1000) cps.push(cp(16, h - 500));
+    if (now >= h + 3000) cps.push(cp(17, h + 3000));
+    return healthOf(cps);
+  });
+  t.equal(rec?.phase, 'recovered');
+  t.equal((rec as { recoveryS?: number }).recoveryS, 3, 'timed to checkpoint 17, not to the late report of 16');
+});
+
+t.test('a new checkpoint whose stamp a stepped clock put far back still counts, by its id', async (t) => {
+  const rec = await recoveryOf((h) => {
+    const now = Date.now();
+    const cps = [cp(15, h - 6000)];
+    if (now >= h + 1500) cps.push(cp(16, h - 95_000)); // the engine's clock is 95 s behind
+    return healthOf(cps);
+  });
+  t.equal(rec?.phase, 'recovered');
+  const s = (rec as { recoveryS?: number }).recoveryS!;
+  t.ok(s >= 1.5 && s < 3, `timed to when it was seen (${s} s)`);
+});
