@@ -234,7 +234,7 @@ export class ChaosController {
           // A new id counts by itself only when its stamp cannot be trusted (a stepped clock
           // puts it far from now). A plausible stamp from before the heal is a checkpoint the
           // engine reported late (Flink's REST statistics lag by seconds): not a recovery.
-          const stamp = h.checkpoints?.find((c) => c.id === id)?.at ?? (id === h.lastCompletedCheckpointId ? h.lastCompletedAt : null);
+          const stamp = h.checkpoints?.find((c) => c.id === id)?.at ?? h.lastCompletedAt;
           const st = stamp ? Date.parse(stamp) : Number.NaN;
           if (st <= t && st >= now - PLAUSIBLE_STAMP_MS) baseline = id;
           else return now;

@@ -164,9 +164,14 @@ t.test('recovery is measured on the harness clock when the engine stamps checkpo
   t.ok(rec!.recoveryS! >= 0 && rec!.recoveryS! < 5, `recovery ${rec!.recoveryS} s, not the 300 s of the engine's stepped clock`);
 });
 
-t.test('an episode that ends past its recovery deadline still finds the first checkpoint after the heal', async (t) => {
-  // The recovery-only point waits out the deadline before it is called not landed; the
-  // kill healed long before, and checkpoints completed meanwhile (the first 1 s after it).
+const cp = (id: number, at: number) => ({ id, epoch: 1, at: new Date(at).toISOString() });
+const healthOf = (cps: { id: number; epoch: number; at: string }[]) => ({ running: true, epoch: 1, completedCheckpoints: cps.length, lastCompletedCheckpointId: cps.at(-1)?.id ?? null, lastCompletedAt: cps.at(-1)?.at ?? null, checkpoints: cps });
+
+/**
+ * A recovery-only point that waits out the 5 s deadline (6.5 s) and never fires, beside a kill
+ * that heals at once; `health(healedAt)` scripts the engine from the heal on. The records.
+ */
+async function pastDeadlineEpisode(health: (healedAt: number) => Record<string, unknown>): Promise<ChaosRecord[]> {
   let healedAt = 0;
   const slowPoint: FaultPackage = {
     kind: 'protocol-point', spec: FAKE_SPEC,
@@ -177,35 +182,24 @@ t.test('an episode that ends past its recovery deadline still finds the first ch
     },
   };
   const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async () => ({ evidence: {}, heal: async () => { healedAt = Date.now(); return {}; } }) };
-  const health = async () => {
-    const cps = healedAt ? [healedAt - 2000, healedAt + 1000, healedAt + 3000, healedAt + 6000].filter((at) => at <= Date.now()).map((at, i) => ({ id: i + 1, epoch: 1, at: new Date(at).toISOString() })) : [];
-    const last = cps.at(-1);
-    return { running: true, epoch: 1, completedCheckpoints: cps.length, lastCompletedCheckpointId: last?.id ?? null, lastCompletedAt: last?.at ?? null, checkpoints: cps };
-  };
-  const { controller, records } = harness({ 'protocol-point': slowPoint, 'worker-kill': kill }, { health });
+  const { controller, records } = harness({ 'protocol-point': slowPoint, 'worker-kill': kill }, { health: async () => health(healedAt) });
   await controller['runEpisode']([step('f1', 'protocol-point'), step('f2', 'worker-kill')]);
+  return records;
+}
+
+t.test('an episode that ends past its recovery deadline still finds the first checkpoint after the heal', async (t) => {
+  // The recovery-only point waits out the deadline before it is called not landed; the
+  // kill healed long before, and checkpoints completed meanwhile (the first 1 s after it).
+  const records = await pastDeadlineEpisode((h) =>
+    healthOf(h ? [h - 2000, h + 1000, h + 3000, h + 6000].filter((at) => at <= Date.now()).map((at, i) => cp(i + 1, at)) : []),
+  );
   const rec = records.find((r) => r.faultId === 'f2' && (r.phase === 'recovered' || r.phase === 'not-recovered'));
   t.equal(rec?.phase, 'recovered', 'the kill recovered: a checkpoint completed 1 s after its heal');
   t.equal((rec as { recoveryS?: number } | undefined)?.recoveryS, 1, 'timed from the first checkpoint after the heal, not the latest');
 });
 
 t.test('past the deadline, a checkpoint that came only after it is no recovery', async (t) => {
-  let healedAt = 0;
-  const slowPoint: FaultPackage = {
-    kind: 'protocol-point', spec: FAKE_SPEC,
-    inject: async (_f, _ctx, hooks) => {
-      hooks?.ready();
-      await new Promise((r) => setTimeout(r, 6500));
-      throw new FaultNotLanded('did not fire');
-    },
-  };
-  const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async () => ({ evidence: {}, heal: async () => { healedAt = Date.now(); return {}; } }) };
-  const health = async () => {
-    const cps = healedAt && Date.now() > healedAt + 5500 ? [{ id: 1, epoch: 1, at: new Date(healedAt + 5500).toISOString() }] : [];
-    return { running: true, epoch: 1, completedCheckpoints: cps.length, lastCompletedCheckpointId: cps[0]?.id ?? null, lastCompletedAt: cps[0]?.at ?? null, checkpoints: cps };
-  };
-  const { controller, records } = harness({ 'protocol-point': slowPoint, 'worker-kill': kill }, { health });
-  await controller['runEpisode']([step('f1', 'protocol-point'), step('f2', 'worker-kill')]);
+  const records = await pastDeadlineEpisode((h) => healthOf(h && Date.now() > h + 5500 ? [cp(1, h + 5500)] : []));
   t.ok(records.some((r) => r.faultId === 'f2' && r.phase === 'not-recovered'), 'the only checkpoint came 5.5 s after the heal, past the 5 s deadline');
 });
 
@@ -217,8 +211,6 @@ async function recoveryOf(health: (healedAt: number) => Record<string, unknown>)
   await controller['runEpisode']([step('f1', 'worker-kill', { composition: undefined })]);
   return records.find((r) => r.faultId === 'f1' && (r.phase === 'recovered' || r.phase === 'not-recovered'));
 }
-const cp = (id: number, at: number) => ({ id, epoch: 1, at: new Date(at).toISOString() });
-const healthOf = (cps: { id: number; epoch: number; at: string }[]) => ({ running: true, epoch: 1, completedCheckpoints: cps.length, lastCompletedCheckpointId: cps.at(-1)?.id ?? null, lastCompletedAt: cps.at(-1)?.at ?? null, checkpoints: cps });
 
 t.test('a checkpoint from before the heal, reported late, is no recovery; the next one is', async (t) => {
   // Flink's REST statistics lag: checkpoint 16 completed 0.5 s before the heal, is first
