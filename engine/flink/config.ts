@@ -11,7 +11,7 @@
  *                running the ZooKeeper server shaded in flink-shaded-zookeeper-3)
  */
 
-export const FLINK_PORTS = { rest: 8081, jobManagerRpc: 6123, blob: 6124, taskManagerRpc: 6122, taskManagerData: 6121, zookeeper: 2181 } as const;
+export const FLINK_PORTS = { rest: 8081, jobManagerRpc: 6123, blob: 6124, taskManagerData: 6121, zookeeper: 2181 } as const;
 
 export interface FlinkClusterSpec {
   coordinatorAddress: string;
@@ -30,11 +30,23 @@ export interface FlinkClusterSpec {
 }
 
 /** How long Flink waits before it restarts the job after a failure (see the restart strategy below). */
-export const FLINK_RESTART_DELAY = '20 s';
+export const FLINK_RESTART_DELAY = '2 s';
 
-/** The number of TaskManager slots so that the job still fits after one worker is lost. */
-export function slotsFor(parallelism: number, workers: number): number {
-  return Math.max(1, Math.ceil(parallelism / Math.max(1, workers - 1)));
+/**
+ * Each TaskManager's slots: the job's subtasks dealt over the workers (4 over 3: 2, 1, 1), so
+ * the slots add up to the parallelism exactly. The job then runs only with every TaskManager,
+ * each holds at least one subtask (each reading a partition, so each commits files), and a
+ * killed TaskManager always fails the job, which waits for it to come back. Spare slots do not
+ * work, whatever the restart delay: the JobMaster declares the lost slots again the moment a
+ * TaskManager is lost, and the ResourceManager grants them at once from the survivors' spare
+ * slots (flink-quick-20261204T074028-914f: worker-1 killed 07:41:48, lost 07:41:53.8, two
+ * slots allocated on .13 and .12 at 07:41:53.9; worker-1 registered again at 07:42:05 and
+ * stayed idle through the restart at 07:42:14). An idle TaskManager's kill hits nothing: no
+ * failure, no recovery, and a recovery-only point armed elsewhere never fires.
+ */
+export function slotsPerWorker(parallelism: number, workers: number): number[] {
+  const n = Math.max(1, workers);
+  return Array.from({ length: n }, (_, i) => Math.floor(parallelism / n) + (i < parallelism % n ? 1 : 0));
 }
 
 function yamlScalar(v: string | number | boolean): string {
@@ -55,7 +67,12 @@ export function flinkConfigYaml(s: FlinkClusterSpec): string {
     ['blob.server.port', FLINK_PORTS.blob],
     ['taskmanager.host', s.hostAddress],
     ['taskmanager.bind-host', s.hostAddress],
-    ['taskmanager.rpc.port', FLINK_PORTS.taskManagerRpc],
+    // A random RPC port, new at each start: a TaskManager restarted at once on a fixed port
+    // (1.8 s after its JVM halted) met a JobManager still associated with the dead incarnation
+    // at the same address, and could not reach the ResourceManager for 5 min
+    // (RegistrationTimeoutException; flink-quick-20261204T074810-b057, worker-1 at 07:55:43).
+    // A new address per incarnation leaves the old one refusing, so the loss is seen at once.
+    ['taskmanager.rpc.port', 0],
     ['taskmanager.data.port', FLINK_PORTS.taskManagerData],
     ['taskmanager.numberOfTaskSlots', s.slotsPerTaskManager],
     // Started without Flink's scripts, the TaskManager needs its resources spelled out
@@ -94,15 +111,12 @@ export function flinkConfigYaml(s: FlinkClusterSpec): string {
     ['web.submit.enable', true],
     ['web.upload.dir', s.tmpDir],
     // Failures: restart the whole job (every subtask restores from the last checkpoint and
-    // commits its committables again, as Clink redeploys every subtask when a worker is lost),
-    // forever, FLINK_RESTART_DELAY apart. A killed process is noticed at once (its connections
-    // are refused: two failed heartbeat RPCs); the timeout stays generous for a busy 2-core
-    // machine. The delay outlasts a killed TaskManager's return (the harness starts it again
-    // at once; it registered 6 to 14 s later on the 2-core rig, 2026-12-04), so the restart
-    // spreads the subtasks over all three TaskManagers again. With 2 s the job restarted on
-    // the two survivors, the returning TaskManager stayed idle, and a later kill of it hit no
-    // subtask: no recovery, and a recovery-only point armed elsewhere never fired (Flink smoke
-    // flink-quick-20261204T060713-63be, f001/f002 and f012/f013).
+    // commits its committables again, as Clink redeploys every subtask when a worker is lost;
+    // a recovery-only point armed on any worker then fires), forever, FLINK_RESTART_DELAY
+    // apart. A killed process is noticed at once (its connections are refused: two failed
+    // heartbeat RPCs); the timeout stays generous for a busy 2-core machine. The slots add up
+    // to the parallelism (slotsPerWorker), so a restart waits for a killed TaskManager's slots
+    // to come back rather than packing the subtasks onto the survivors.
     ['jobmanager.execution.failover-strategy', 'full'],
     ['restart-strategy.type', 'fixed-delay'],
     ['restart-strategy.fixed-delay.attempts', 2147483647],

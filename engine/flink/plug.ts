@@ -38,7 +38,7 @@ import { hostStateDir } from '../../rig/state-fs.ts';
 import { component, readManifest } from '../../rig/install.ts';
 import { FLINK_AGENT_JAR, FLINK_JOB_JAR, FLINK_PINS } from '../../rig/install-flink.ts';
 import { QualError } from '../../lib/errors.ts';
-import { FLINK_PORTS, flinkConfigYaml, log4jProperties, serviceCommand, slotsFor, submitCommand, zooCfg, type FlinkAgentSpec, type FlinkLayout, type FlinkService } from './config.ts';
+import { FLINK_PORTS, flinkConfigYaml, log4jProperties, serviceCommand, slotsPerWorker, submitCommand, zooCfg, type FlinkAgentSpec, type FlinkLayout, type FlinkService } from './config.ts';
 import { FLINK_COORDINATOR_FAULT_POINTS, FLINK_FAULT_POINT_INJECTION, FLINK_FAULT_POINTS, FLINK_NOT_APPLICABLE_POINTS, FLINK_RECOVERY_FAULT_POINTS } from './fault-points.ts';
 import { parseJsonl } from '../../lib/jsonl.ts';
 import { EngineHosts, collectHostFiles } from '../hosts.ts';
@@ -196,7 +196,7 @@ class FlinkEngine extends EngineHosts implements Engine {
     const libFiles = readdirSync(lib.path).sort();
     const coord = this.coordinatorHost;
     const parallelism = job.partitions;
-    const slots = slotsFor(parallelism, this.workerHosts.length);
+    const slots = slotsPerWorker(parallelism, this.workerHosts.length);
     const haStorage = this.opts.noHa ? null : `file://${flinkStateDir(coord)}/ha`;
     await Promise.all(
       this.engineHosts().map(async ({ host, role }) => {
@@ -220,7 +220,7 @@ class FlinkEngine extends EngineHosts implements Engine {
           coordinatorAddress: coord.address,
           hostAddress: host.address,
           role,
-          slotsPerTaskManager: slots,
+          slotsPerTaskManager: role === 'worker' ? slots[this.workerHosts.findIndex((w) => w.name === host.name)] ?? 1 : 1,
           parallelism,
           checkpointDir: `file://${flinkStateDir(coord)}/checkpoints`,
           haStorageDir: haStorage,
