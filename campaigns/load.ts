@@ -9,6 +9,9 @@
  *
  * Defaults come from the schema (`default` keywords, filled by ajv's useDefaults) plus a
  * few that depend on the fault kind (default targets) or on other fields (jitter, rate).
+ *
+ * A campaign's `perMutant` map (each mutant's own short schedule) is resolved beside the
+ * base schedule; campaigns/per-mutant.ts puts a mutant's in place for its run.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,6 +30,7 @@ import {
   type ResolvedBatteryEntry,
   type ResolvedCampaign,
   type ResolvedComposition,
+  type ResolvedMutantSchedule,
 } from './types.ts';
 
 export const SCHEMA_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema.json');
@@ -36,7 +40,7 @@ export interface LoadOptions {
   faultPoints?: readonly string[];
   /** The rig's hosts; default the standard rig for `local`, names checked by role only for `inventory`. */
   hosts?: readonly CampaignHost[];
-  /** Sink mutants the engine knows (Engine.mutants names); unchecked when absent. */
+  /** Mutants the engine knows (Engine.mutants names): engine.mutant and the perMutant keys are checked against them; unchecked when absent. */
   mutants?: readonly string[];
 }
 
@@ -226,7 +230,11 @@ interface RawStep {
   point?: string;
 }
 
-/** Meaning checks the schema cannot express: point names, target roles, the schedule's fit. */
+/**
+ * Meaning checks the schema cannot express: point names, target roles, the schedule's fit;
+ * and for each mutant's own schedule (perMutant) its key, the same checks of its faults,
+ * its fit in its soak, and that it uses nothing the base schedule lacks (notInBase).
+ */
 function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file: string, opts: LoadOptions, campaignDir: string): CampaignProblem[] {
   const out: CampaignProblem[] = [];
   const add = (segs: Segment[], message: string, key = false) => out.push({ file, line: lineOf(doc, lc, segs, { key }), field: fieldName(segs), message });
@@ -277,6 +285,80 @@ function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file
     add(['schedule', 'spacingS'], `the schedule does not fit in the soak: startAfterS ${startAfterS} s + ${slots} fault slots × spacingS ${spacingS} s = ${needed} s > workload.soakS ${data.workload.soakS} s`);
   }
   if (jitterS !== undefined && jitterS >= spacingS) add(['schedule', 'jitterS'], `must be less than spacingS (${spacingS})`);
+
+  for (const [mutant, m] of Object.entries(data.perMutant ?? {})) {
+    const at: Segment[] = ['perMutant', mutant];
+    if (mutant === 'none') add(at, "'none' is the correct engine, whose schedule is the base one: perMutant names mutants only", true);
+    else if (opts.mutants && !opts.mutants.includes(mutant)) add(at, `unknown mutant '${mutant}' (the engine ${data.engine.name} has: ${opts.mutants.join(', ') || 'none'})`, true);
+    m.faults.forEach((f, i) => checkFault(f, [...at, 'faults', i]));
+    out.push(...notInBase(data, m, at, (segs, message, key) => ({ file, line: lineOf(doc, lc, segs, { key }), field: fieldName(segs), message }), hosts ?? STANDARD_HOSTS));
+    const mSlots = countSlots(m.faults, m.compositions);
+    const soakS = m.soakS ?? data.workload.soakS;
+    const soakAt: Segment[] = m.soakS !== undefined ? [...at, 'soakS'] : at;
+    if (mSlots === 0) add(at, "a mutant's schedule has at least one fault: list some in its faults or compositions", true);
+    else if (mSlots > MAX_FAULT_SLOTS) add(at, `${mSlots} fault slots; at most ${MAX_FAULT_SLOTS} in one schedule`, true);
+    else if (startAfterS + mSlots * spacingS > soakS) {
+      add(
+        soakAt,
+        `the schedule does not fit in the soak: startAfterS ${startAfterS} s + ${mSlots} fault slots × spacingS ${spacingS} s = ${startAfterS + mSlots * spacingS} s > ${m.soakS !== undefined ? 'soakS' : 'workload.soakS (this schedule gives no soakS)'} ${soakS} s`,
+        m.soakS === undefined,
+      );
+    }
+  }
+  return out;
+}
+
+type Problem = (segs: Segment[], message: string, key?: boolean) => CampaignProblem;
+
+const SETTINGS = ['durationS', 'share', 'variant', 'offsetS'] as const;
+
+function describeSettings(f: FaultParams): string {
+  const s = SETTINGS.filter((k) => f[k] !== undefined).map((k) => `${k} ${String(f[k])}`);
+  return s.length ? ` (${s.join(', ')})` : '';
+}
+
+/**
+ * The rule that keeps a mutant's catch meaningful: everything its schedule uses is in the
+ * base schedule, which the control (the correct engine) runs and must PASS. A battery entry
+ * must match a base battery entry of its kind with the same settings (durationS, share,
+ * variant, offsetS) and targets among that entry's (a base protocol point with no targets
+ * is any worker's); each protocol point must be listed by such a base entry; a composition
+ * must name a base composition (its steps are the base's).
+ */
+function notInBase(data: RawCampaign, m: RawMutantSchedule, at: Segment[], problem: Problem, hosts: readonly CampaignHost[]): CampaignProblem[] {
+  const out: CampaignProblem[] = [];
+  const targetsOf = (f: RawStep) => f.targets ?? defaultTargets(f.kind, hosts);
+  const sameSettings = (a: FaultParams, b: FaultParams) => SETTINGS.every((k) => a[k] === b[k]);
+  const covers = (base: RawStep, f: RawStep) => {
+    const bt = targetsOf(base);
+    return (f.kind === 'protocol-point' && bt.length === 0) || targetsOf(f).every((t) => bt.includes(t));
+  };
+  const why = 'every fault a mutant runs must be in the base schedule, which the control runs';
+  m.faults.forEach((f, i) => {
+    const segs = [...at, 'faults', i];
+    const sameKind = data.faults.filter((b) => b.kind === f.kind);
+    if (sameKind.length === 0) {
+      out.push(problem([...segs, 'kind'], `${f.kind} is not in the base battery (faults): ${why}`));
+      return;
+    }
+    const fitting = sameKind.filter((b) => sameSettings(b, f) && covers(b, f));
+    if (f.kind === 'protocol-point') {
+      (f.points ?? []).forEach((p, j) => {
+        if (!fitting.some((b) => b.points?.includes(p))) out.push(problem([...segs, 'points', j], `protocol point '${p}' is not in the base battery's protocol-point entries${f.targets ? ' with these targets' : ''}: ${why}`));
+      });
+    } else if (fitting.length === 0) {
+      const base = sameKind.map((b) => `${b.kind}${describeSettings(b)} on ${targetsOf(b).join(', ') || 'any'}`).join('; ');
+      out.push(problem(segs, `${f.kind}${describeSettings(f)} on ${targetsOf(f).join(', ')} is not a fault of the base battery (it has: ${base}): ${why}`));
+    }
+  });
+  const names = data.compositions.map((c) => c.name);
+  const seen = new Set<string>();
+  m.compositions.forEach((c, i) => {
+    const segs = [...at, 'compositions', i, 'name'];
+    if (seen.has(c.name)) out.push(problem(segs, `composition '${c.name}' is listed twice (give it one entry with a count)`));
+    seen.add(c.name);
+    if (!names.includes(c.name)) out.push(problem(segs, `no composition '${c.name}' in the base schedule (it has: ${names.join(', ') || 'none'}): ${why}`));
+  });
   return out;
 }
 
@@ -313,6 +395,13 @@ export function countSlots(faults: { kind: string; count?: number; points?: stri
   return n;
 }
 
+/** A perMutant entry after the schema check (defaults filled). */
+interface RawMutantSchedule {
+  soakS?: number;
+  faults: (RawStep & FaultParams & { count: number })[];
+  compositions: { name: string; count: number }[];
+}
+
 /** The campaign as it stands after the schema check (schema defaults filled). */
 interface RawCampaign {
   name: string;
@@ -327,6 +416,7 @@ interface RawCampaign {
   schedule: { startAfterS: number; spacingS: number; jitterS?: number };
   deadlines: ResolvedCampaign['deadlines'];
   oracle: ResolvedCampaign['oracle'];
+  perMutant?: Record<string, RawMutantSchedule>;
 }
 
 function defaultTargets(kind: FaultKind, hosts: readonly CampaignHost[]): string[] {
@@ -341,10 +431,12 @@ function resolve(data: RawCampaign, file: string, campaignDir: string, opts: Loa
     targets: f.targets ? [...f.targets] : defaultTargets(f.kind, hosts),
     ...faultParams(f),
   });
-  const faults: ResolvedBatteryEntry[] = data.faults.map((f) => {
-    const { kind, targets, ...rest } = fault(f);
-    return { kind, count: f.count, targets, ...(f.points ? { points: [...f.points] } : {}), ...rest };
-  });
+  const battery = (entries: RawCampaign['faults']): ResolvedBatteryEntry[] =>
+    entries.map((f) => {
+      const { kind, targets, ...rest } = fault(f);
+      return { kind, count: f.count, targets, ...(f.points ? { points: [...f.points] } : {}), ...rest };
+    });
+  const faults = battery(data.faults);
   const compositions: ResolvedComposition[] = data.compositions.map((c) => ({
     name: c.name,
     ...(c.description ? { description: c.description } : {}),
@@ -355,6 +447,21 @@ function resolve(data: RawCampaign, file: string, campaignDir: string, opts: Loa
       return { kind, afterS: s.afterS, targets, ...(s.point ? { point: s.point } : {}), ...rest };
     }),
   }));
+  const perMutant = data.perMutant
+    ? Object.fromEntries(
+        Object.entries(data.perMutant).map(([mutant, m]): [string, ResolvedMutantSchedule] => [
+          mutant,
+          {
+            ...(m.soakS !== undefined ? { soakS: m.soakS } : {}),
+            faults: battery(m.faults),
+            compositions: m.compositions.map((ref) => {
+              const base = compositions.find((c) => c.name === ref.name)!;
+              return { ...base, count: ref.count, steps: base.steps.map((s) => ({ ...s, targets: [...s.targets] })) };
+            }),
+          },
+        ]),
+      )
+    : undefined;
   const w = data.workload;
   return {
     name: data.name,
@@ -381,6 +488,7 @@ function resolve(data: RawCampaign, file: string, campaignDir: string, opts: Loa
     },
     deadlines: { ...data.deadlines },
     oracle: { ...data.oracle },
+    ...(perMutant ? { perMutant } : {}),
   };
 }
 

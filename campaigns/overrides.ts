@@ -19,6 +19,10 @@
  * rate under `--soak` and drops the fixed total, which would no longer fit the new soak;
  * under `--rate` the total is dropped too. Either way `overrides.totalEvents` records it
  * (new value null).
+ *
+ * The same record holds `mutantSchedule` when the run's mutant has a schedule of its own in
+ * the file (`perMutant`, campaigns/per-mutant.ts), which replaces the base one before these
+ * overrides apply: `--soak` then overrides the mutant's soak.
  */
 import { QualError } from '../lib/errors.ts';
 import type { OptionSpec } from '../lib/cli.ts';
@@ -37,8 +41,14 @@ export interface OverrideRecord {
   seed?: { old: string; new: string };
   soakS?: { old: number; new: number };
   rate?: { old: number; new: number };
-  /** A fixed event total the file gave, dropped because --soak or --rate replaced it. */
+  /** A fixed event total the file gave, dropped because --soak, --rate or a mutant's own soak replaced it. */
   totalEvents?: { old: number; new: null };
+  /**
+   * The run's mutant has a schedule of its own in the file (`perMutant`), used instead of
+   * the base one (campaigns/per-mutant.ts): the mutant, the soak and the fault slots, base
+   * (old) and the mutant's (new).
+   */
+  mutantSchedule?: { mutant: string; soakS: { old: number; new: number }; faultSlots: { old: number; new: number } };
 }
 
 /** A resolved campaign, with the record of its overrides when it has any. */
@@ -157,10 +167,16 @@ export function applyOverrides(c: OverriddenCampaign, o: Overrides): OverriddenC
   return { ...c, seed, workload, overrides: record };
 }
 
-/** One line for people: `seed "quick-1" → "x", soak 300 s → 600 s, rate 300 → 50 events/s`. */
+/**
+ * One line for people: `seed "quick-1" → "x", soak 300 s → 600 s, rate 300 → 50 events/s`;
+ * a mutant's own schedule first (`mutant X's own schedule (perMutant): soak 240 s → 90 s,
+ * fault slots 13 → 2`), since --soak then applies to it.
+ */
 export function describeOverrides(r: OverrideRecord | undefined): string {
   if (!r) return '';
   const parts: string[] = [];
+  const ms = r.mutantSchedule;
+  if (ms) parts.push(`mutant ${ms.mutant}'s own schedule (perMutant): soak ${ms.soakS.old} s → ${ms.soakS.new} s, fault slots ${ms.faultSlots.old} → ${ms.faultSlots.new}`);
   if (r.seed) parts.push(`seed ${JSON.stringify(r.seed.old)} → ${JSON.stringify(r.seed.new)}`);
   if (r.soakS) parts.push(`soak ${r.soakS.old} s → ${r.soakS.new} s`);
   if (r.rate) parts.push(`rate ${r.rate.old} → ${r.rate.new} events/s`);

@@ -73,6 +73,18 @@ export interface ResolvedComposition {
   steps: ResolvedCompositionStep[];
 }
 
+/**
+ * A mutant's own schedule (the campaign file's `perMutant.<mutant>`), resolved: it replaces
+ * the base faults, compositions and (when given) soak for a run of that mutant. Its
+ * compositions are the base's, by name, with their own count.
+ */
+export interface ResolvedMutantSchedule {
+  /** The soak of the mutant's run (absent: the base soak). */
+  soakS?: number;
+  faults: ResolvedBatteryEntry[];
+  compositions: ResolvedComposition[];
+}
+
 export interface ResolvedCampaign {
   name: string;
   description?: string;
@@ -96,4 +108,10 @@ export interface ResolvedCampaign {
   schedule: { startAfterS: number; spacingS: number; jitterS: number };
   deadlines: { recoveryS: number; drainS: number; recountS: number; sampleStuckS: number };
   oracle: { sampleIntervalS: number };
+  /**
+   * Each mutant's own schedule, by mutant name (the file's `perMutant`); the base above is the
+   * control's. Only in a campaign as loaded: the campaign a run uses (campaigns/per-mutant.ts
+   * `campaignForMutant`) has the chosen schedule in place and no map.
+   */
+  perMutant?: Record<string, ResolvedMutantSchedule>;
 }

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { Command } from '../../lib/cli.ts';
 import { QualError } from '../../lib/errors.ts';
 import { repoRoot, runsDir } from '../../lib/paths.ts';
-import { loadForRun, runCampaign } from '../../campaigns/runner/run.ts';
+import { runCampaign } from '../../campaigns/runner/run.ts';
+import { exposable, loadForEngine, mutantSchedule } from '../../campaigns/per-mutant.ts';
 import { firstFinding, isCaught, killTableExit, renderKillTable, type KillRow } from '../../campaigns/runner/kill-table.ts';
 import { raisedCounters } from '../../lib/evidence.ts';
 import { mutantNamesHelp } from './help-lists.ts';
@@ -21,6 +22,10 @@ exits 1 if any mutant survives or the control does not pass (2 if interrupted: C
 aborts the current run, heals its faults and stops the command). A surviving mutant is a defect
 of the harness, not of the mutant. About 6 minutes per run with quick.yaml.
 
+A campaign may give mutants short schedules of their own (perMutant, e.g.
+campaigns/mutants.yaml, every mutant in one command): each mutant then runs its own faults
+and soak, and the control runs the base schedule, which holds every fault they use.
+
 ${mutantNamesHelp()}
 
 Exit codes: 0 the control PASSed and every mutant was caught, 1 a mutant survived or the
@@ -33,15 +38,15 @@ control did not pass, 2 interrupted or the environment stopped it, 254 bad argum
   },
   async run({ values }) {
     const file = path.resolve(repoRoot, String(values.campaign));
-    const { engine, campaign } = loadForRun(file);
+    const { engine, campaign } = loadForEngine(file);
     const only = typeof values.only === 'string' ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : null;
     for (const n of only ?? []) if (!engine.mutants.some((m) => m.name === n)) throw new QualError('BAD_ARGUMENTS', `unknown mutant '${n}' (known: ${engine.mutants.map((m) => m.name).join(', ')})`);
-    const scheduled = new Set([...campaign.faults.map((f) => f.kind), ...campaign.compositions.flatMap((c) => c.steps.map((s) => s.kind))]);
-    const exposable = (m: (typeof engine.mutants)[number]) => !m.exposedBy || m.exposedBy.some((k) => scheduled.has(k));
-    for (const m of engine.mutants.filter((x) => (!only || only.includes(x.name)) && !exposable(x))) {
-      console.error(`skipping mutant ${m.name}: only ${m.exposedBy!.join(' or ')} exposes it, and ${path.relative(repoRoot, file)} schedules none (try --campaign campaigns/unknowns.yaml)`);
+    // A mutant is exposable by the schedule it will run: its own (perMutant) or the base one.
+    for (const m of engine.mutants.filter((x) => (!only || only.includes(x.name)) && !exposable(campaign, x))) {
+      const which = mutantSchedule(campaign, m.name) ? `its own schedule in ${path.relative(repoRoot, file)} (perMutant)` : path.relative(repoRoot, file);
+      console.error(`skipping mutant ${m.name}: only ${m.exposedBy!.join(' or ')} exposes it, and ${which} schedules none (try --campaign campaigns/mutants.yaml or campaigns/unknowns.yaml)`);
     }
-    const mutants = engine.mutants.filter((m) => (!only || only.includes(m.name)) && exposable(m));
+    const mutants = engine.mutants.filter((m) => (!only || only.includes(m.name)) && exposable(campaign, m));
     const t0 = Date.now();
     const rows: KillRow[] = [];
     const runs = [...(values['no-control'] ? [] : [null]), ...mutants];

@@ -31,11 +31,10 @@ import { readRigState, readStoreCredentials } from '../../rig/state.ts';
 import { STALE_UPLOADS_EXPIRY } from '../../rig/store.ts';
 import type { RigState } from '../../rig/types.ts';
 import { rigUp } from '../../rig/up.ts';
-import { loadCampaign } from '../load.ts';
 import { applyOverrides, describeOverrides, noOverrides, type OverriddenCampaign, type Overrides } from '../overrides.ts';
+import { campaignForMutant, loadForEngine } from '../per-mutant.ts';
 import { formatPlanJson, planCampaign } from '../plan.ts';
 import { replaySchedule, type ReplayInput } from '../replay.ts';
-import type { ResolvedCampaign } from '../types.ts';
 import { RunContext, type RunInputs } from './context.ts';
 import { decide, recount, RUN_PHASE_STEPS, wrapUp } from './phases.ts';
 import { preflight } from './preflight.ts';
@@ -74,11 +73,15 @@ function gitRevision(): { revision: string; dirty: boolean } {
   return { revision: rev.status === 0 ? rev.stdout.trim() : 'unknown', dirty: st.status === 0 ? st.stdout.trim().length > 0 : true };
 }
 
-/** Loads the campaign, checked against the engine's own fault points and mutants. */
-export function loadForRun(file: string, plug?: Engine): { campaign: ResolvedCampaign; engine: Engine } {
-  const engine = plug ?? loadEngine(loadCampaign(file).engine.name);
-  const campaign = loadCampaign(file, { faultPoints: engine.faultPoints, mutants: engine.mutants.map((m) => m.name) });
-  return { campaign, engine };
+/**
+ * Loads the campaign, checked against the engine's own fault points and mutants, as a run
+ * of `mutant` (default: the file's engine.mutant) uses it: with that mutant's own schedule
+ * when the file has one (perMutant), recorded under overrides.mutantSchedule
+ * (campaigns/per-mutant.ts).
+ */
+export function loadForRun(file: string, plug?: Engine, mutant?: string): { campaign: OverriddenCampaign; engine: Engine } {
+  const { campaign, engine } = loadForEngine(file, plug);
+  return { campaign: campaignForMutant(campaign, mutant ?? campaign.engine.mutant), engine };
 }
 
 export async function runCampaign(opts: RunOptions): Promise<RunResult> {
@@ -130,7 +133,7 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
     else earlyLog.push(line);
   };
   const replayed = opts.replay ? replaySchedule(opts.replay) : undefined;
-  const loaded = replayed ? { campaign: replayed.campaign, engine: opts.engine ?? loadEngine(replayed.campaign.engine.name) } : loadForRun(opts.campaignFile, opts.engine);
+  const loaded = replayed ? { campaign: replayed.campaign, engine: opts.engine ?? loadEngine(replayed.campaign.engine.name) } : loadForRun(opts.campaignFile, opts.engine, opts.mutant);
   if (replayed && opts.overrides && !noOverrides(opts.overrides)) throw new QualError('BAD_ARGUMENTS', '--seed, --soak and --rate do not go with --replay');
   const { engine } = loaded;
   const campaign: OverriddenCampaign = opts.overrides ? applyOverrides(loaded.campaign, opts.overrides) : loaded.campaign;
