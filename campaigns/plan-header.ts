@@ -29,7 +29,7 @@ export interface PlanHeader {
   expectedWallS: number;
   /** The harness's git revision (12 hex digits, `-dirty` with uncommitted changes), or 'unknown'. */
   revision: string;
-  /** What --seed, --soak, --rate changed, old and new ({} when nothing). */
+  /** What --seed, --soak, --rate and a mutant's own schedule (perMutant) changed, old and new ({} when nothing). */
   overrides: OverrideRecord;
 }
 
