@@ -4,22 +4,13 @@ import { fileURLToPath } from 'node:url';
 import { loadCampaign, parseCampaign } from '../../../campaigns/load.ts';
 import { MANDATORY_FAULT_POINTS } from '../../../campaigns/types.ts';
 import { QualError } from '../../../lib/errors.ts';
+import { problems } from '../../helpers/campaign-problems.ts';
 import { FAULT_KINDS } from '../../../chaos/kinds.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 process.chdir(repo);
 const fx = (name: string) => `test/fixtures/campaigns/${name}`;
 
-/** The problems a load reports (as "file:line: field: message" lines). */
-function problems(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof QualError && err.code === 'BAD_INPUT_FILE') return (err.details?.problems as string[]) ?? [err.message];
-    throw err;
-  }
-  throw new Error('expected the campaign to be rejected');
-}
 
 t.test('malformed campaigns are rejected with file, line and field', async (t) => {
   const cases: [string, string[]][] = [

@@ -16,7 +16,7 @@ import { loadStoredRun, replaySchedule } from '../../../campaigns/replay.ts';
 import { loadForRun } from '../../../campaigns/runner/run.ts';
 import { MANDATORY_FAULT_POINTS, type ResolvedCampaign } from '../../../campaigns/types.ts';
 import { CLINK_MUTANTS, CLINK_MUTANT_NAMES } from '../../../engine/clink/mutants/index.ts';
-import { QualError } from '../../../lib/errors.ts';
+import { problems } from '../../helpers/campaign-problems.ts';
 import { repoRoot } from '../../../lib/paths.ts';
 import { EVIDENCE } from '../../../lib/run-store.ts';
 
@@ -24,16 +24,6 @@ process.chdir(repoRoot);
 const FILE = 'campaigns/mutants.yaml';
 const cli = path.join(repoRoot, 'bin', 'clink-qual.ts');
 
-/** The problems a load reports (as "file:line: field: message" lines). */
-function problems(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof QualError && err.code === 'BAD_INPUT_FILE') return (err.details?.problems as string[]) ?? [err.message];
-    throw err;
-  }
-  throw new Error('expected the campaign to be rejected');
-}
 
 const points = (c: Pick<ResolvedCampaign, 'faults' | 'compositions'>) =>
   new Set([...c.faults.flatMap((f) => f.points ?? []), ...c.compositions.flatMap((x) => x.steps.flatMap((s) => (s.point ? [s.point] : [])))]);
