@@ -345,6 +345,12 @@ function outcome(x: Ctx): string[] {
         : `The input audit found anomalies in the topic itself, reported apart from the engine's findings: ${fmtInt(a.duplicates)} duplicate, ${fmtInt(a.holes)} missing, ${fmtInt(a.mismatched)} mismatched and ${fmtInt(a.misplaced)} misplaced records out of ${fmtInt(a.records)} (${a.findings.slice(0, 3).join('; ')}).`,
       '',
     );
+    if (a.tail) {
+      out.push(
+        `The audit tailed the topic from offset 0 while the run produced; once the input stopped, ${fmtInt(a.tail.readAfterStop)} records were left to read, in ${fmtDuration(a.tail.finishMs / 1000)}${a.tail.reopened ? ` (its stream was re-opened ${plural(a.tail.reopened, 'time')}, each time from the next unread offset)` : ''}.`,
+        '',
+      );
+    }
   }
   if (v) {
     out.push(

@@ -10,6 +10,7 @@ import type { Engine, EngineHealth } from '../../engine/engine.ts';
 import { QualError } from '../../lib/errors.ts';
 import { RUN_PHASES, zeroCounters, type ChaosRecord, type Counters, type GateResult, type PlannedFault, type Recount, type RunPhase } from '../../lib/evidence.ts';
 import type { RunStore } from '../../lib/run-store.ts';
+import type { InputAuditor } from '../../oracle/input-audit.ts';
 import type { IncrementalJudge } from '../../oracle/judge.ts';
 import type { EventProducer } from '../../oracle/producer.ts';
 import type { Sampler } from '../../oracle/sampler.ts';
@@ -61,6 +62,8 @@ export class RunContext {
   readonly planIds: Set<string>;
   readonly out: RunOutcome = { gate: null, drainConverged: false, recount: null, pendingUploads: 0, oracleCounters: zeroCounters() };
   producer?: EventProducer;
+  /** Tails the input topic from the producer's start; finished by the recount phase. */
+  inputAuditor?: InputAuditor;
   sampler?: Sampler;
   judge?: IncrementalJudge;
   resources?: ResourceSampler;

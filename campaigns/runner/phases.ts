@@ -7,7 +7,8 @@
  *   drain     the input stopped, every fault healed, wait until everything produced is committed
  *   settle    idle checkpoints with no input left, the engine stopped, the bucket's last sample
  *   wrap-up   always, even after an abort: heal, collect logs, count pending uploads, stop
- *   recount   the input audit, then a separate process re-reads the settled bucket
+ *   recount   the input audit finished (it has tailed the topic since deploy, so only the
+ *             input's last records are left), then a separate process re-reads the settled bucket
  *   verdict   decided from the evidence, written with the report
  *
  * `RUN_PHASE_STEPS` lists the in-run phases the runner walks (deploy → settle); each throws to
@@ -44,7 +45,7 @@ import { repoRoot } from '../../lib/paths.ts';
 import type { RunStore } from '../../lib/run-store.ts';
 import { poll } from '../../lib/retry.ts';
 import { sleep } from '../../lib/sleep.ts';
-import { auditInput } from '../../oracle/input-audit.ts';
+import { InputAuditor } from '../../oracle/input-audit.ts';
 import { IncrementalJudge } from '../../oracle/judge.ts';
 import { EventProducer, ensureTopic } from '../../oracle/producer.ts';
 import { Sampler } from '../../oracle/sampler.ts';
@@ -96,6 +97,17 @@ export const deploy: Phase = async (ctx) => {
   });
   ctx.producer = producer;
   producer.start();
+  // The input audit tails the topic from here, so that after the drain only the input's last records are left to read.
+  ctx.inputAuditor = new InputAuditor({
+    bootstrap: rig.kafka.bootstrap,
+    topic,
+    seed: campaign.seed,
+    partitions: w.partitions,
+    keys: w.keys,
+    timeoutMs: 5 * 60_000,
+    onError: (err) => log(`input audit: its stream ended (${err.message}); reading on from where it was`),
+  });
+  ctx.inputAuditor.start();
   const judge = new IncrementalJudge({
     store: { endpoint: rig.store.endpoint, region: rig.store.region, ...credentials },
     bucket: rig.store.bucket,
@@ -258,15 +270,19 @@ export const wrapUp: Phase = async (ctx) => {
   ctx.judge?.close();
 };
 
-/** The input audit, then the separate recount in its own process (not after an abort, nor when nothing was produced). */
+/** The input audit finished, then the separate recount in its own process (not after an abort, nor when nothing was produced). */
 export const recount: Phase = async (ctx) => {
-  const { campaign, rig, topic, store, log } = ctx.run;
-  if (ctx.aborted || !ctx.producer) return;
-  const w = campaign.workload;
+  const { campaign, store, log } = ctx.run;
+  if (ctx.aborted || !ctx.producer || !ctx.inputAuditor) {
+    await ctx.inputAuditor?.stop();
+    return;
+  }
   try {
-    const audit = await auditInput({ bootstrap: rig.kafka.bootstrap, topic, seed: campaign.seed, partitions: w.partitions, keys: w.keys, timeoutMs: 5 * 60_000 });
+    // The producer stopped in the drain (or the wrap-up): the topic's end offsets are final.
+    const audit = await ctx.inputAuditor.finish();
     store.write('inputAudit', audit);
-    log(`input audit: ${audit.records} records, ${audit.clean ? 'clean' : `anomalies: ${audit.findings.slice(0, 3).join('; ')}`}`);
+    const tail = audit.tail ? ` (tailed during the run; ${audit.tail.readAfterStop} read after the input stopped, in ${(audit.tail.finishMs / 1000).toFixed(1)} s)` : '';
+    log(`input audit: ${audit.records} records${tail}, ${audit.clean ? 'clean' : `anomalies: ${audit.findings.slice(0, 3).join('; ')}`}`);
   } catch (err) {
     log(`input audit failed: ${(err as Error).message}`);
   }

@@ -298,3 +298,19 @@ t.test("the kill after the commit names the engine's own commit check, from prov
   writeFileSync(pf, JSON.stringify(p, null, 2));
   t.match(renderReport(dir), "instead of guessing (it compares the object's length with the upload's).");
 });
+
+t.test('the input audit: clean or not, and how much a tailed audit had left to read after the input stopped', async (t) => {
+  const dir = copyRun(t, 'run-pass');
+  const audit = { records: 102600, clean: true, duplicates: 0, holes: 0, mismatched: 0, misplaced: 0, findings: [] as string[] };
+  writeFileSync(path.join(dir, 'input-audit.json'), JSON.stringify(audit));
+  let md = renderReport(dir);
+  t.match(md, 'the topic read back in full held 102,600 records, with no duplicate');
+  t.notMatch(md, 'tailed the topic', 'an audit read after the run says nothing of a tail');
+  writeFileSync(path.join(dir, 'input-audit.json'), JSON.stringify({ ...audit, tail: { readAfterStop: 1234, finishMs: 1800, reopened: 2 } }));
+  md = renderReport(dir);
+  t.match(md, 'once the input stopped, 1,234 records were left to read, in 1.8 s (its stream was re-opened 2 times, each time from the next unread offset).');
+  writeFileSync(path.join(dir, 'input-audit.json'), JSON.stringify({ ...audit, clean: false, holes: 3, findings: ['partition 1: 3 sequence(s) missing below 90'] }));
+  md = renderReport(dir);
+  t.match(md, 'The input audit found anomalies in the topic itself');
+  t.match(md, '3 missing');
+});
