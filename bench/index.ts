@@ -17,6 +17,7 @@ const BENCHES: Record<string, { file: string; summary: string }> = {
   oracle: { file: 'oracle.ts', summary: 'Recount throughput vs a raw GET of the same objects, and the oracle memory per event' },
   engine: { file: 'engine.ts', summary: 'Exactly-once throughput on the local rig vs raw produce -> consume -> put, same run' },
   'engine-sustained': { file: 'engine-sustained.ts', summary: 'Max sustained rate and p50/p99 latency over a rate ladder on the local rig vs raw consume -> put, same run' },
+  scale: { file: 'scale.ts', summary: 'The scale curve: engine-sustained and oracle at 4, 16 and 64 partitions, growth against the first, same run' },
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -1,0 +1,238 @@
+/**
+ * The scale curve (`npm run bench -- scale`): how Clink's sustained throughput and the
+ * oracle's cost per event change with the number of partitions, on the local rig's three
+ * workers.
+ *
+ * For each partition count of --partitions (default 4,16,64), in one run:
+ *  - the sustained engine benchmark (bench/engine-sustained.ts) over the same rate ladder,
+ *    engine against its raw consume -> put baseline, each on fresh topics of that many
+ *    partitions: the engine's max sustained rate, its p99 at that rate, the ratio to the
+ *    baseline and the ratio's bound;
+ *  - the oracle benchmark (bench/oracle.ts) on a dataset of that many partitions, in the
+ *    objects a run at --object-rate events/s with that checkpoint interval would write (one
+ *    object per partition per checkpoint: rate × interval / partitions events each), so
+ *    more partitions means more, smaller objects, as on the rig: the recount's events/s,
+ *    its ratio to a raw GET of the same objects and its bytes per event.
+ * Each benchmark runs as its own process (with --expose-gc), exactly as `npm run bench --
+ * <name>` runs it; its output is shown with a `[P=n]` prefix and its RESULT line is read.
+ *
+ * Growth is stated against the first partition count, measured in the same run: the
+ * engine's max and the oracle's cost per event (1 / events_per_s) as multiples of the
+ * first's. A sub-benchmark that prints no RESULT (refused or failed) makes its row n/a and
+ * the exit code 1.
+ *
+ * Last line: `RESULT scale partitions=4,16,64 engine_max_events_per_s=a,b,c
+ * engine_ratio_vs_baseline=a,b,c oracle_ns_per_event=a,b,c oracle_ratio_vs_raw_get=a,b,c`.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export interface ScaleOptions {
+  partitions: number[];
+  rates: string;
+  checkpointMs: number;
+  durationS?: number;
+  oracleEvents: number;
+  objectRate: number;
+}
+
+export const USAGE = `Usage: npm run bench -- scale [options]
+
+For each partition count: the sustained engine benchmark (engine vs raw consume -> put) and
+the oracle benchmark (recount vs raw GET), each measured against its own baseline in the
+same run; then a table of how both grow with the partitions.
+
+Options:
+  --partitions A,B,C    partition counts, ascending (default 4,16,64)
+  --rates A,B,C         engine-sustained's ladder (default 10400,20000,30000)
+  --checkpoint-ms MS    checkpoint interval of the engine and of the oracle's objects (default 8000)
+  --duration-s S        how long each rate is offered (default: engine-sustained's, 11 checkpoints)
+  --oracle-events N     events in each oracle dataset (default 2000000)
+  --object-rate R       the rate whose objects the oracle dataset imitates (default 10400)
+  -h, --help            this text`;
+
+export function parseScaleOptions(args: string[]): ScaleOptions | 'help' {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      partitions: { type: 'string', default: '4,16,64' },
+      rates: { type: 'string', default: '10400,20000,30000' },
+      'checkpoint-ms': { type: 'string', default: '8000' },
+      'duration-s': { type: 'string' },
+      'oracle-events': { type: 'string', default: '2000000' },
+      'object-rate': { type: 'string', default: '10400' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const int = (name: string, v: string, min: number): number => {
+    const n = Number(v);
+    if (!v.trim() || !Number.isInteger(n) || n < min) throw new Error(`--${name}: ${JSON.stringify(v)} is not an integer ≥ ${min}`);
+    return n;
+  };
+  const partitions = values.partitions!.split(',').map((p) => int('partitions', p, 1));
+  for (let i = 1; i < partitions.length; i++) if (!(partitions[i]! > partitions[i - 1]!)) throw new Error(`--partitions: not ascending (${partitions[i - 1]} then ${partitions[i]})`);
+  for (const r of values.rates!.split(',')) if (!(Number(r) > 0)) throw new Error(`--rates: ${JSON.stringify(r)} is not a rate`);
+  return {
+    partitions,
+    rates: values.rates!,
+    checkpointMs: int('checkpoint-ms', values['checkpoint-ms']!, 1000),
+    ...(values['duration-s'] !== undefined ? { durationS: int('duration-s', values['duration-s'], 1) } : {}),
+    oracleEvents: int('oracle-events', values['oracle-events']!, 1),
+    objectRate: int('object-rate', values['object-rate']!, 1),
+  };
+}
+
+/** Events per oracle object: what one partition's subtask commits per checkpoint at the rate. */
+export function eventsPerObject(rate: number, checkpointMs: number, partitions: number): number {
+  return Math.max(1, Math.round((rate * checkpointMs) / 1000 / partitions));
+}
+
+/** The key=value pairs of a `RESULT <name> …` line among the output's lines, or null. */
+export function parseResult(lines: readonly string[], name: string): Record<string, string> | null {
+  const line = [...lines].reverse().find((l) => l.startsWith(`RESULT ${name} `));
+  if (!line) return null;
+  const out: Record<string, string> = {};
+  for (const kv of line.slice(`RESULT ${name} `.length).trim().split(/\s+/)) {
+    const i = kv.indexOf('=');
+    if (i > 0) out[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  return out;
+}
+
+export interface ScaleRow {
+  partitions: number;
+  engineMax: number | null;
+  engineP99Ms: number | null;
+  engineRatio: number | null;
+  engineBound: string | null;
+  oracleEventsPerS: number | null;
+  oracleRatio: number | null;
+  oracleBytesPerEvent: number | null;
+}
+
+const num = (v: string | undefined): number | null => (v === undefined || v === 'n/a' || !Number.isFinite(Number(v)) ? null : Number(v));
+
+/** A row from the two benchmarks' outputs. */
+export function rowOf(partitions: number, engineOut: readonly string[], oracleOut: readonly string[]): ScaleRow {
+  const e = parseResult(engineOut, 'engine_sustained');
+  const o = parseResult(oracleOut, 'oracle');
+  const boundLine = engineOut.find((l) => l.startsWith('ratio_vs_baseline = '));
+  return {
+    partitions,
+    engineMax: num(e?.max_events_per_s),
+    engineP99Ms: num(e?.p99_ms_at_max),
+    engineRatio: num(e?.ratio_vs_baseline),
+    engineBound: boundLine ? boundLine.slice(boundLine.lastIndexOf(': ') + 2) : null,
+    oracleEventsPerS: num(o?.events_per_s),
+    oracleRatio: num(o?.ratio_vs_raw_get),
+    oracleBytesPerEvent: num(o?.bytes_per_event),
+  };
+}
+
+/** "×1.00" of a value against the first row's, or n/a. */
+function growth(v: number | null, first: number | null): string {
+  return v === null || first === null || first === 0 ? 'n/a' : `×${(v / first).toFixed(2)}`;
+}
+
+const nsPerEvent = (eventsPerS: number | null): number | null => (eventsPerS ? 1e9 / eventsPerS : null);
+
+/** The summary table, growth against the first row. */
+export function scaleTable(rows: readonly ScaleRow[]): string {
+  const first = rows[0];
+  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle vs raw GET', 'oracle B/event'];
+  const f = (v: number | null, digits = 0) => (v === null ? 'n/a' : v.toFixed(digits));
+  const body = rows.map((r) => [
+    String(r.partitions),
+    f(r.engineMax),
+    growth(r.engineMax, first?.engineMax ?? null),
+    f(r.engineP99Ms),
+    r.engineRatio === null ? 'n/a' : `${r.engineRatio.toFixed(3)}${r.engineBound && r.engineBound !== 'at ladder resolution' ? ` (${r.engineBound})` : ''}`,
+    f(nsPerEvent(r.oracleEventsPerS)),
+    growth(nsPerEvent(r.oracleEventsPerS), nsPerEvent(first?.oracleEventsPerS ?? null)),
+    f(r.oracleRatio, 3),
+    f(r.oracleBytesPerEvent, 3),
+  ]);
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  return [head, ...body].map((row) => '  ' + row.map((c, i) => c.padStart(w[i]!)).join('  ')).join('\n');
+}
+
+export function scaleResultLine(rows: readonly ScaleRow[]): string {
+  const list = (f: (r: ScaleRow) => number | null, digits = 0) => rows.map((r) => (f(r) === null ? 'n/a' : f(r)!.toFixed(digits))).join(',');
+  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)}`;
+}
+
+/** Runs bench/<file> in its own process, its lines shown with a prefix and kept. */
+function runBench(file: string, args: string[], prefix: string): Promise<{ lines: string[]; code: number }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--expose-gc', path.join(here, file), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: string[] = [];
+    const take = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
+      let buf = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (d: string) => {
+        buf += d;
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const l = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          lines.push(l);
+          out.write(`${prefix} ${l}\n`);
+        }
+      });
+      stream.on('end', () => {
+        if (buf) {
+          lines.push(buf);
+          out.write(`${prefix} ${buf}\n`);
+        }
+      });
+    };
+    take(child.stdout!, process.stdout);
+    take(child.stderr!, process.stderr);
+    child.on('close', (code, signal) => resolve({ lines, code: code ?? (signal ? 2 : 0) }));
+  });
+}
+
+export async function main(args: string[]): Promise<void> {
+  let o: ScaleOptions | 'help';
+  try {
+    o = parseScaleOptions(args);
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    process.exitCode = 254;
+    return;
+  }
+  if (o === 'help') {
+    console.log(USAGE);
+    return;
+  }
+  const rows: ScaleRow[] = [];
+  for (const p of o.partitions) {
+    const prefix = `[P=${p}]`;
+    console.log(`\n=== ${p} partitions: engine-sustained, then oracle`);
+    const eng = await runBench('engine-sustained.ts', ['--partitions', String(p), '--rates', o.rates, '--checkpoint-ms', String(o.checkpointMs), ...(o.durationS !== undefined ? ['--duration-s', String(o.durationS)] : [])], prefix);
+    const perObject = eventsPerObject(o.objectRate, o.checkpointMs, p);
+    const ora = await runBench('oracle.ts', ['--partitions', String(p), '--events', String(o.oracleEvents), '--per-object', String(perObject), '--rounds', '2'], prefix);
+    const row = rowOf(p, eng.lines, ora.lines);
+    if (row.engineMax === null || row.oracleEventsPerS === null) process.exitCode = 1;
+    rows.push(row);
+    console.log(`\n${scaleTable(rows)}`);
+  }
+  console.log(`\nScale curve (local rig, 3 workers; ladder ${o.rates} events/s at ${o.checkpointMs} ms checkpoints; oracle datasets of ${o.oracleEvents} events in the objects a ${o.objectRate} events/s run writes):`);
+  console.log(scaleTable(rows));
+  console.log(`growth is against ${o.partitions[0]} partitions, in this run; an engine max at the ladder's top rung is capped (its true max may be higher)`);
+  console.log(scaleResultLine(rows));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main(process.argv.slice(2)).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * The scale benchmark's pure parts: options, the oracle's object size per partition count,
+ * reading the sub-benchmarks' RESULT lines, the table's growth and the RESULT line; and,
+ * through the CLI, --help and a refused option (neither touches the rig).
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import t from 'tap';
+import { eventsPerObject, parseResult, parseScaleOptions, rowOf, scaleResultLine, scaleTable } from '../../../bench/scale.ts';
+
+t.test('options: defaults, ascending partitions, bad values refused', async (t) => {
+  t.strictSame(parseScaleOptions([]), { partitions: [4, 16, 64], rates: '10400,20000,30000', checkpointMs: 8000, oracleEvents: 2_000_000, objectRate: 10400 });
+  t.equal(parseScaleOptions(['--help']), 'help');
+  t.strictSame((parseScaleOptions(['--partitions', '2,8', '--duration-s', '44']) as { partitions: number[]; durationS: number }).partitions, [2, 8]);
+  t.equal((parseScaleOptions(['--duration-s', '44']) as { durationS: number }).durationS, 44);
+  t.throws(() => parseScaleOptions(['--partitions', '16,4']), /not ascending/);
+  t.throws(() => parseScaleOptions(['--partitions', '4,x']), /--partitions: "x" is not an integer/);
+  t.throws(() => parseScaleOptions(['--rates', '100,abc']), /--rates: "abc" is not a rate/);
+  t.throws(() => parseScaleOptions(['--checkpoint-ms', '10']), /--checkpoint-ms/);
+  t.throws(() => parseScaleOptions(['--nope']), /Unknown option/);
+});
+
+t.test("the oracle's objects: one per partition per checkpoint at the rate", async (t) => {
+  t.equal(eventsPerObject(10400, 8000, 4), 20800);
+  t.equal(eventsPerObject(10400, 8000, 16), 5200);
+  t.equal(eventsPerObject(10400, 8000, 64), 1300);
+  t.equal(eventsPerObject(1, 1000, 64), 1, 'never an empty object');
+});
+
+const engOut = (max: string, p99: string, ratio: string, bound: string) => [
+  'engine: max sustained 20000 events/s',
+  `ratio_vs_baseline = engine max / baseline max = ${ratio}: ${bound}`,
+  `RESULT engine_sustained max_events_per_s=${max} p99_ms_at_max=${p99} ratio_vs_baseline=${ratio}`,
+];
+const oraOut = (eps: string, ratio: string, bpe: string) => ['bench oracle: round 1', `RESULT oracle events_per_s=${eps} ratio_vs_raw_get=${ratio} bytes_per_event=${bpe}`];
+
+t.test('RESULT lines read; a missing one gives n/a', async (t) => {
+  t.strictSame(parseResult(['x', 'RESULT oracle a=1 b=2.5', 'y'], 'oracle'), { a: '1', b: '2.5' });
+  t.equal(parseResult(['RESULT engine_sustained a=1'], 'oracle'), null);
+  t.strictSame(parseResult(['RESULT oracle a=1', 'RESULT oracle a=2'], 'oracle'), { a: '2' }, 'the last one counts');
+  const r = rowOf(16, engOut('20000', '9100', '0.667', 'upper bound'), oraOut('250000', '0.850', '0.190'));
+  t.strictSame(r, { partitions: 16, engineMax: 20000, engineP99Ms: 9100, engineRatio: 0.667, engineBound: 'upper bound', oracleEventsPerS: 250000, oracleRatio: 0.85, oracleBytesPerEvent: 0.19 });
+  const none = rowOf(64, ['no RESULT: a step was refused'], oraOut('1', '1', '1'));
+  t.equal(none.engineMax, null);
+  t.equal(rowOf(4, engOut('0', 'n/a', 'n/a', 'undetermined'), []).engineP99Ms, null, 'n/a is null');
+});
+
+t.test('growth against the first row, and the RESULT line', async (t) => {
+  const rows = [
+    rowOf(4, engOut('30000', '9000', '1.000', 'undetermined'), oraOut('400000', '0.900', '0.190')),
+    rowOf(16, engOut('20000', '9500', '0.667', 'at ladder resolution'), oraOut('200000', '0.800', '0.200')),
+    rowOf(64, [], oraOut('100000', '0.700', '0.250')),
+  ];
+  const table = scaleTable(rows);
+  const lines = table.split('\n');
+  t.equal(lines.length, 4, 'a header and one line per partition count');
+  t.match(lines[1]!, /\s4\s+30000\s+×1\.00\s+9000\s+1\.000 \(undetermined\)\s+2500\s+×1\.00/);
+  t.match(lines[2]!, /\s16\s+20000\s+×0\.67\s+9500\s+0\.667\s+5000\s+×2\.00/, 'half the oracle rate is twice the cost per event');
+  t.match(lines[3]!, /\s64\s+n\/a\s+n\/a\s+n\/a\s+n\/a\s+10000\s+×4\.00/);
+  t.equal(
+    scaleResultLine(rows),
+    'RESULT scale partitions=4,16,64 engine_max_events_per_s=30000,20000,n/a engine_ratio_vs_baseline=1.000,0.667,n/a oracle_ns_per_event=2500,5000,10000 oracle_ratio_vs_raw_get=0.900,0.800,0.700',
+  );
+});
+
+t.test('the CLI: --help and a refused option, without the rig', async (t) => {
+  const root = path.resolve(import.meta.dirname, '..', '..', '..');
+  const help = spawnSync(process.execPath, [path.join(root, 'bench', 'index.ts'), 'scale', '--help'], { encoding: 'utf8' });
+  t.equal(help.status, 0);
+  t.match(help.stdout, /Usage: npm run bench -- scale/);
+  const bad = spawnSync(process.execPath, [path.join(root, 'bench', 'index.ts'), 'scale', '--partitions', '8,4'], { encoding: 'utf8' });
+  t.equal(bad.status, 254);
+  t.match(bad.stderr, /not ascending/);
+  const list = spawnSync(process.execPath, [path.join(root, 'bench', 'index.ts'), '--help'], { encoding: 'utf8' });
+  t.match(list.stdout, /scale\s+The scale curve/);
+});
