@@ -5,7 +5,7 @@ import { QualError } from '../../lib/errors.ts';
 import { repoRoot, runsDir } from '../../lib/paths.ts';
 import { runCampaign } from '../../campaigns/runner/run.ts';
 import { exposable, loadForEngine, mutantSchedule } from '../../campaigns/per-mutant.ts';
-import { firstFinding, isCaught, killTableExit, renderKillTable, type KillRow } from '../../campaigns/runner/kill-table.ts';
+import { firstFinding, isCaught, killTableExit, killTableJson, renderKillTable, type KillRow } from '../../campaigns/runner/kill-table.ts';
 import { raisedCounters } from '../../lib/evidence.ts';
 import { mutantNamesHelp } from './help-lists.ts';
 import { EVIDENCE } from '../../lib/run-store.ts';
@@ -17,7 +17,8 @@ const command: Command = {
 the engine ships (its mutants: mechanism and the counters that must catch it), this runs the
 campaign with that mutant on the live rig and expects a FAIL with at least one of those
 counters raised by the separate recount. First it runs the correct engine under the same
-campaign (the control), which must PASS. It writes a kill table (Markdown) under runs/ and
+campaign (the control), which must PASS. It writes a kill table under runs/ (Markdown, and
+the same as JSON beside it: mutants-<time>.md and .json) and
 exits 1 if any mutant survives or the control does not pass (2 if interrupted: Ctrl-C
 aborts the current run, heals its faults and stops the command). A surviving mutant is a defect
 of the harness, not of the mutant. About 6 minutes per run with quick.yaml.
@@ -81,8 +82,10 @@ control did not pass, 2 interrupted or the environment stopped it, 254 bad argum
     const table = renderKillTable({ campaign: path.relative(repoRoot, file), engine: engine.name, rows, wallS: Math.round((Date.now() - t0) / 1000) });
     const out = path.join(runsDir(), `mutants-${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
     writeFileSync(out, table);
+    const json = out.replace(/\.md$/, '.json');
+    writeFileSync(json, JSON.stringify(killTableJson({ campaign: path.relative(repoRoot, file), engine: engine.name, rows, wallS: Math.round((Date.now() - t0) / 1000) }), null, 2) + '\n');
     console.log(table);
-    console.log(`kill table: ${out}`);
+    console.log(`kill table: ${out} (and ${path.basename(json)})`);
     return killTableExit(rows);
   },
 };

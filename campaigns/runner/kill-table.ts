@@ -82,6 +82,23 @@ export function renderKillTable(o: { campaign: string; engine: string; rows: Kil
   return lines.join('\n');
 }
 
+/** The kill table for programs (mutants-<time>.json beside the Markdown): one row per run, the mutant by name. */
+export interface KillTableJson {
+  campaign: string;
+  engine: string;
+  wallS: number;
+  rows: { mutant: string | null; caughtBy: string[]; verdict: Verdict['verdict']; raised: string[]; firstFinding: KillRow['firstFinding']; ok: boolean; runId: string; wallS: number }[];
+}
+
+export function killTableJson(o: { campaign: string; engine: string; rows: KillRow[]; wallS: number }): KillTableJson {
+  return {
+    campaign: o.campaign,
+    engine: o.engine,
+    wallS: o.wallS,
+    rows: o.rows.map((r) => ({ mutant: r.mutant?.name ?? null, caughtBy: r.mutant ? [...r.mutant.caughtBy] : [], verdict: r.verdict, raised: r.raised, firstFinding: r.firstFinding, ok: r.ok, runId: r.runId, wallS: r.wallS })),
+  };
+}
+
 /** Exit status of the command: 2 if it was aborted, 1 if a mutant survived or the control failed, else 0. */
 export function killTableExit(rows: readonly KillRow[]): 0 | 1 | 2 {
   if (rows.some((r) => r.verdict === 'ABORTED')) return 2;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { firstFinding, isCaught, killTableExit, renderKillTable, type KillRow } from '../../../../campaigns/runner/kill-table.ts';
+import { firstFinding, isCaught, killTableExit, killTableJson, renderKillTable, type KillRow } from '../../../../campaigns/runner/kill-table.ts';
 import { raisedCounters, zeroCounters, type Counters, type Sample } from '../../../../lib/evidence.ts';
 import type { MutantInfo } from '../../../../engine/engine.ts';
 
@@ -65,4 +65,20 @@ t.test('an aborted run stops the table: exit 2, not a survivor, the rest named a
   t.notMatch(md, /survived/);
   t.notMatch(md, /Every mutant run was caught/);
   t.equal(killTableExit(rows), 2);
+});
+
+t.test("the JSON kill table: each run by its mutant's name, what it must raise and whether it was caught", async (t) => {
+  const rows = [row({ mutant: null, verdict: 'PASS', raised: [], firstFinding: null, ok: true, runId: 'c', wallS: 300 }), row({}), row({ mutant: offMutant, verdict: 'PASS', raised: [], firstFinding: null, ok: false, runId: 'r2' })];
+  const j = killTableJson({ campaign: 'campaigns/mutants.yaml', engine: 'clink', rows, wallS: 1000 });
+  t.strictSame(j, {
+    campaign: 'campaigns/mutants.yaml',
+    engine: 'clink',
+    wallS: 1000,
+    rows: [
+      { mutant: null, caughtBy: [], verdict: 'PASS', raised: [], firstFinding: null, ok: true, runId: 'c', wallS: 300 },
+      { mutant: 'commit-at-prepare', caughtBy: ['duplicates'], verdict: 'FAIL', raised: ['duplicates=5'], firstFinding: { elapsedS: 42, counter: 'duplicates' }, ok: true, runId: 'r1', wallS: 370 },
+      { mutant: 'offsets-off-by-one', caughtBy: ['gaps', 'duplicates'], verdict: 'PASS', raised: [], firstFinding: null, ok: false, runId: 'r2', wallS: 370 },
+    ],
+  });
+  t.strictSame(JSON.parse(JSON.stringify(j)), j, 'plain JSON: it survives a round trip');
 });
