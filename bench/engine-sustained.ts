@@ -51,7 +51,9 @@
  * Memory, per step: this process's RSS after a forced GC, and the rig processes' peak RSS
  * (Kafka, MinIO, Clink's coordinator and workers) from the campaign resource sampler
  * (campaigns/runner/resources.ts): a sample when the step starts, every 30 s, and one when
- * the drain ends (before the engine is stopped).
+ * the drain ends (before the engine is stopped). Before the first step, one sample of the
+ * rig at rest (Kafka and MinIO, no engine, no load); the summary sets the idle total beside
+ * the heaviest step's total of peaks (memorySummary).
  *
  * Last line: `RESULT engine_sustained max_events_per_s=<N> p99_ms_at_max=<ms> ratio_vs_baseline=<r>`
  * (p99 and ratio are `n/a` when there is no max to speak of).
@@ -545,7 +547,7 @@ export async function awaitDrain(w: Watcher, total: number, stoppedAt: number, s
   return Math.max(0, w.lastNewSightAt - stoppedAt);
 }
 
-interface StepResult {
+export interface StepResult {
   side: 'engine' | 'baseline';
   offered: number;
   achieved: number;
@@ -557,6 +559,27 @@ interface StepResult {
   objects: number;
   controllerRss: number;
   rigRss: { what: string; rssBytes: number }[];
+}
+
+function describeRss(rss: { what: string; rssBytes: number }[]): string {
+  return rss.length ? `${rss.map((x) => `${x.what} ${(x.rssBytes / MiB).toFixed(0)} MiB`).join(', ')}; total ${(totalRss(rss) / MiB).toFixed(0)} MiB` : 'not sampled';
+}
+
+/** The sum of the RSS of the processes given. */
+export function totalRss(rss: readonly { rssBytes: number }[]): number {
+  return rss.reduce((a, x) => a + x.rssBytes, 0);
+}
+
+/**
+ * The memory lines of the summary: the rig idle, the rig loaded (the largest total of any
+ * step's per-process peaks, and at which step) and the controller's RSS after GC per step.
+ */
+export function memorySummary(idle: readonly { what: string; rssBytes: number }[], rows: readonly Pick<StepResult, 'side' | 'offered' | 'controllerRss' | 'rigRss'>[]): string {
+  const loaded = rows.reduce<(typeof rows)[number] | null>((m, r) => (m === null || totalRss(r.rigRss) > totalRss(m.rigRss) ? r : m), null);
+  const lines = [`memory: rig idle ${idle.length ? `${(totalRss(idle) / MiB).toFixed(0)} MiB over ${idle.length} processes` : 'not sampled'}`];
+  if (loaded) lines.push(`memory: rig loaded (peaks, the heaviest step: ${loaded.side} at ${loaded.offered}/s) ${(totalRss(loaded.rigRss) / MiB).toFixed(0)} MiB over ${loaded.rigRss.length} processes${idle.length ? `, ×${(totalRss(loaded.rigRss) / totalRss(idle)).toFixed(2)} idle` : ''}`);
+  if (rows.length) lines.push(`memory: controller RSS after GC per step ${rows.map((r) => `${r.side[0]}${r.offered} ${(r.controllerRss / MiB).toFixed(0)}`).join(', ')} MiB`);
+  return lines.join('\n');
 }
 
 function controllerRssAfterGc(): number {
@@ -639,7 +662,7 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
   const r: StepResult = { side, offered: rate, achieved: prod.achieved, produced: prod.produced, drainMs, lat, kept, checkpoints, objects: count.objects, controllerRss: controllerRssAfterGc(), rigRss };
   console.log(table([r]));
   console.log(`  ${side} at ${rate}/s: ${kept.ok ? 'KEPT UP' : `FAILED: ${kept.reasons.join('; ')}`}`);
-  console.log(`  memory: controller RSS after GC ${(r.controllerRss / MiB).toFixed(0)} MiB; rig peak RSS ${rigRss.length ? rigRss.map((x) => `${x.what} ${(x.rssBytes / MiB).toFixed(0)} MiB`).join(', ') : 'not sampled'}`);
+  console.log(`  memory: controller RSS after GC ${(r.controllerRss / MiB).toFixed(0)} MiB; rig peak RSS ${describeRss(rigRss)}`);
   return r;
 }
 
@@ -694,7 +717,13 @@ export async function main(args: string[]): Promise<void> {
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'bench-sustained-'));
   const rows: StepResult[] = [];
   const climbing = { engine: true, baseline: true };
+  let idle: { what: string; rssBytes: number }[] = [];
   try {
+    // The rig at rest (Kafka and MinIO up, no engine, no load): the base the steps' peaks are compared with.
+    const idleFile = path.join(workDir, 'resources-idle.jsonl');
+    await new ResourceSampler({ rig: kit.state, remote: kit.remote, path: idleFile, intervalMs: 30_000, produced: () => 0, judged: () => 0 }).sample();
+    idle = peakRss(readResources(idleFile));
+    console.log(`rig idle RSS (no engine, no load): ${describeRss(idle)}`);
     for (const rate of o.rates) {
       if (!climbing.engine && !climbing.baseline) break;
       for (const side of ['baseline', 'engine'] as const) {
@@ -713,6 +742,7 @@ export async function main(args: string[]): Promise<void> {
     rmSync(workDir, { recursive: true, force: true });
   }
   const { eng, base, ratio, bound, p99AtMax } = summary(o, rows);
+  console.log(memorySummary(idle, rows));
   const describe = (name: string, m: MaxSustained) => `${name}: max sustained ${m.max} events/s${m.capped ? ' (capped: it passed every rung measured, or its first failure was producer-limited; its true max may be higher)' : ''}`;
   console.log(describe('engine', eng));
   console.log(describe('baseline', base));

@@ -9,9 +9,11 @@
  *    a raw GET of every object (bytes read and dropped) and the full recount (list, GET,
  *    judge every line, tally), both with --concurrency parallel GETs (default 16).
  * 3. Memory: heapUsed + arrayBuffers after a forced GC, with the recount's tally alive,
- *    minus the same measured just before the recount began, over the events (the worst round).
+ *    minus the same measured just before the recount began, over the events (the worst round);
+ *    and the process's RSS measured the same way, per million events judged (RSS also holds
+ *    what the allocator keeps after a GC, so it is the figure an operator sees).
  *
- * Last line: RESULT oracle events_per_s=<N> ratio_vs_raw_get=<r> bytes_per_event=<b>
+ * Last line: RESULT oracle events_per_s=<N> ratio_vs_raw_get=<r> bytes_per_event=<b> rss_mib_per_million_events=<m>
  * Credentials and endpoint: CLINK_QUAL_S3_ENDPOINT + AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY,
  * else the live rig (test/helpers/endpoints.ts rules).
  */
@@ -123,23 +125,32 @@ async function rawGet(): Promise<{ s: number; bytes: number; objects: number }> 
   }
 }
 
-async function oracle(): Promise<{ s: number; bytesPerEvent: number; distinct: number; clean: boolean; bitsetBytes: number }> {
+const rssAfterGc = () => {
+  gc?.();
+  gc?.();
+  return process.memoryUsage().rss;
+};
+
+async function oracle(): Promise<{ s: number; bytesPerEvent: number; rssPerEvent: number; distinct: number; clean: boolean; bitsetBytes: number }> {
   const base = mem();
+  const baseRss = rssAfterGc();
   const t0 = performance.now();
   const r = await recount({ settings: { seed, partitions, keys, bucket, prefix, endpoint: st.endpoint, region: st.region }, credentials: st, produced: perPartition, concurrency, requestTimeoutMs: 60_000 });
   const s = (performance.now() - t0) / 1000;
   const grown = mem() - base;
+  const grownRss = rssAfterGc() - baseRss;
   const clean = Object.values(r.recount.counters).every((c) => c === 0) && r.recount.distinctEvents === events;
   if (!clean) log(`the recount is not clean: ${JSON.stringify(r.recount.counters)}, distinct ${r.recount.distinctEvents}; ${r.findings.slice(0, 3).join('; ')}`);
   // Keep the tally alive until after the measurement.
   const bitsetBytes = r.tally.bitsetBytes;
-  return { s, bytesPerEvent: Math.max(0, grown) / r.recount.distinctEvents, distinct: r.recount.distinctEvents, clean, bitsetBytes };
+  return { s, bytesPerEvent: Math.max(0, grown) / r.recount.distinctEvents, rssPerEvent: Math.max(0, grownRss) / r.recount.distinctEvents, distinct: r.recount.distinctEvents, clean, bitsetBytes };
 }
 
 await ensureDataset();
 let bestRaw = Infinity;
 let bestOracle = Infinity;
 let bytesPerEvent = 0;
+let rssPerEvent = 0;
 let rawBytes = 0;
 let objects = 0;
 let allClean = true;
@@ -150,12 +161,14 @@ for (let i = 0; i < rounds; i++) {
   log(`round ${i + 1}: raw GET  ${raw.objects} objects, ${(raw.bytes / 1e6).toFixed(0)} MB in ${raw.s.toFixed(2)} s (${(raw.bytes / 1e6 / raw.s).toFixed(0)} MB/s)`);
   const o = await oracle();
   allClean &&= o.clean;
-  log(`round ${i + 1}: recount ${o.distinct} events in ${o.s.toFixed(2)} s (${Math.round(o.distinct / o.s)} events/s), memory growth ${o.bytesPerEvent.toFixed(3)} B/event (bitsets ${o.bitsetBytes} B)`);
+  log(`round ${i + 1}: recount ${o.distinct} events in ${o.s.toFixed(2)} s (${Math.round(o.distinct / o.s)} events/s), memory growth ${o.bytesPerEvent.toFixed(3)} B/event (bitsets ${o.bitsetBytes} B), process RSS growth ${((o.rssPerEvent * 1e6) / 1048576).toFixed(2)} MiB per million events`);
   bestRaw = Math.min(bestRaw, raw.s);
   bestOracle = Math.min(bestOracle, o.s);
   // Memory: the worst round (a collection can make one round's growth look smaller than it is).
   bytesPerEvent = Math.max(bytesPerEvent, o.bytesPerEvent);
+  rssPerEvent = Math.max(rssPerEvent, o.rssPerEvent);
 }
 log(`dataset: ${objects} objects, ${(rawBytes / 1e6).toFixed(0)} MB, ${events} events, ${(rawBytes / events).toFixed(1)} B/event on the wire; concurrency ${concurrency}; best of ${rounds}; recount clean: ${allClean}`);
-console.log(`RESULT oracle events_per_s=${Math.round(events / bestOracle)} ratio_vs_raw_get=${(bestRaw / bestOracle).toFixed(3)} bytes_per_event=${bytesPerEvent.toFixed(3)}`);
+log(`controller RSS per million events judged (the recount's process, after GC, with its tally alive; worst round): ${((rssPerEvent * 1e6) / 1048576).toFixed(2)} MiB`);
+console.log(`RESULT oracle events_per_s=${Math.round(events / bestOracle)} ratio_vs_raw_get=${(bestRaw / bestOracle).toFixed(3)} bytes_per_event=${bytesPerEvent.toFixed(3)} rss_mib_per_million_events=${((rssPerEvent * 1e6) / 1048576).toFixed(2)}`);
 if (!allClean) process.exitCode = 1;

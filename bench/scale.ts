@@ -115,6 +115,7 @@ export interface ScaleRow {
   oracleEventsPerS: number | null;
   oracleRatio: number | null;
   oracleBytesPerEvent: number | null;
+  oracleRssMiBPerMillion: number | null;
 }
 
 const num = (v: string | undefined): number | null => (v === undefined || v === 'n/a' || !Number.isFinite(Number(v)) ? null : Number(v));
@@ -133,6 +134,7 @@ export function rowOf(partitions: number, engineOut: readonly string[], oracleOu
     oracleEventsPerS: num(o?.events_per_s),
     oracleRatio: num(o?.ratio_vs_raw_get),
     oracleBytesPerEvent: num(o?.bytes_per_event),
+    oracleRssMiBPerMillion: num(o?.rss_mib_per_million_events),
   };
 }
 
@@ -146,7 +148,7 @@ const nsPerEvent = (eventsPerS: number | null): number | null => (eventsPerS ? 1
 /** The summary table, growth against the first row. */
 export function scaleTable(rows: readonly ScaleRow[]): string {
   const first = rows[0];
-  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle vs raw GET', 'oracle B/event'];
+  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle vs raw GET', 'oracle B/event', 'oracle RSS MiB/M events'];
   const f = (v: number | null, digits = 0) => (v === null ? 'n/a' : v.toFixed(digits));
   const body = rows.map((r) => [
     String(r.partitions),
@@ -158,6 +160,7 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
     growth(nsPerEvent(r.oracleEventsPerS), nsPerEvent(first?.oracleEventsPerS ?? null)),
     f(r.oracleRatio, 3),
     f(r.oracleBytesPerEvent, 3),
+    f(r.oracleRssMiBPerMillion, 2),
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   return [head, ...body].map((row) => '  ' + row.map((c, i) => c.padStart(w[i]!)).join('  ')).join('\n');

@@ -17,6 +17,7 @@ import {
   dueNow,
   keptUp,
   maxSustained,
+  memorySummary,
   parseOptions,
   peakRss,
   percentile,
@@ -25,6 +26,7 @@ import {
   resultLine,
   splitBatches,
   summarize,
+  totalRss,
   type Rung,
 } from '../../../bench/engine-sustained.ts';
 import type { ResourceSample } from '../../../lib/evidence.ts';
@@ -336,4 +338,21 @@ t.test('paced producer: the offered rate, every send in the log, a slow producer
   t.equal(keptUp({ offered: 4000, achieved: rs.achieved, drainMs: 0, p99Ms: 0, checkpointMs: 8000 }).producerLimited, true);
 
   await t.rejects(produceAtRate(new FakeProducer(2, () => 1, true), new SendLog(2), 4000, 300, 50), /numbered 0 of \d+ events before sending/);
+});
+
+t.test('memory summary: the rig idle, the heaviest step loaded against it, the controller per step', async (t) => {
+  const MiB = 1048576;
+  const idle = [{ what: 'broker-1/kafka', rssBytes: 300 * MiB }, { what: 'store/minio', rssBytes: 100 * MiB }];
+  t.equal(totalRss(idle), 400 * MiB);
+  const rows = [
+    { side: 'baseline' as const, offered: 10400, controllerRss: 400 * MiB, rigRss: [{ what: 'broker-1/kafka', rssBytes: 350 * MiB }] },
+    { side: 'engine' as const, offered: 10400, controllerRss: 420 * MiB, rigRss: [{ what: 'broker-1/kafka', rssBytes: 400 * MiB }, { what: 'worker-1/clink-worker', rssBytes: 200 * MiB }] },
+  ];
+  const lines = memorySummary(idle, rows).split('\n');
+  t.strictSame(lines, [
+    'memory: rig idle 400 MiB over 2 processes',
+    'memory: rig loaded (peaks, the heaviest step: engine at 10400/s) 600 MiB over 2 processes, ×1.50 idle',
+    'memory: controller RSS after GC per step b10400 400, e10400 420 MiB',
+  ]);
+  t.strictSame(memorySummary([], []).split('\n'), ['memory: rig idle not sampled'], 'nothing measured: says so');
 });

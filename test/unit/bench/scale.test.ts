@@ -32,14 +32,14 @@ const engOut = (max: string, p99: string, ratio: string, bound: string) => [
   `ratio_vs_baseline = engine max / baseline max = ${ratio}: ${bound}`,
   `RESULT engine_sustained max_events_per_s=${max} p99_ms_at_max=${p99} ratio_vs_baseline=${ratio}`,
 ];
-const oraOut = (eps: string, ratio: string, bpe: string) => ['bench oracle: round 1', `RESULT oracle events_per_s=${eps} ratio_vs_raw_get=${ratio} bytes_per_event=${bpe}`];
+const oraOut = (eps: string, ratio: string, bpe: string) => ['bench oracle: round 1', `RESULT oracle events_per_s=${eps} ratio_vs_raw_get=${ratio} bytes_per_event=${bpe} rss_mib_per_million_events=1.25`];
 
 t.test('RESULT lines read; a missing one gives n/a', async (t) => {
   t.strictSame(parseResult(['x', 'RESULT oracle a=1 b=2.5', 'y'], 'oracle'), { a: '1', b: '2.5' });
   t.equal(parseResult(['RESULT engine_sustained a=1'], 'oracle'), null);
   t.strictSame(parseResult(['RESULT oracle a=1', 'RESULT oracle a=2'], 'oracle'), { a: '2' }, 'the last one counts');
   const r = rowOf(16, engOut('20000', '9100', '0.667', 'upper bound'), oraOut('250000', '0.850', '0.190'));
-  t.strictSame(r, { partitions: 16, engineMax: 20000, engineP99Ms: 9100, engineRatio: 0.667, engineBound: 'upper bound', oracleEventsPerS: 250000, oracleRatio: 0.85, oracleBytesPerEvent: 0.19 });
+  t.strictSame(r, { partitions: 16, engineMax: 20000, engineP99Ms: 9100, engineRatio: 0.667, engineBound: 'upper bound', oracleEventsPerS: 250000, oracleRatio: 0.85, oracleBytesPerEvent: 0.19, oracleRssMiBPerMillion: 1.25 });
   const none = rowOf(64, ['no RESULT: a step was refused'], oraOut('1', '1', '1'));
   t.equal(none.engineMax, null);
   t.equal(rowOf(4, engOut('0', 'n/a', 'n/a', 'undetermined'), []).engineP99Ms, null, 'n/a is null');
