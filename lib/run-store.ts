@@ -75,7 +75,7 @@ export interface EvidenceValues {
   recount: Recount;
   verdict: Verdict;
   produced: { perPartition: number[] };
-  inputAudit: { records: number; clean: boolean; duplicates: number; holes: number; mismatched: number; misplaced: number; findings: string[]; tail?: { readAfterStop: number; finishMs: number; reopened: number } };
+  inputAudit: { records: number; clean: boolean; duplicates: number; holes: number; mismatched: number; misplaced: number; findings: string[]; tail?: { leftAtFinish: number; finishMs: number; reopened: number } };
   pendingUploads: { pending: number; started?: number; method?: string } & Record<string, unknown>;
   phases: PhaseMark;
   rehearsal: Rehearsal;

@@ -58,8 +58,8 @@ export interface InputAudit {
   /** First few findings, for people. */
   findings: string[];
   clean: boolean;
-  /** Set when the topic was tailed during the run: what was left to read once the input stopped. */
-  tail?: { readAfterStop: number; finishMs: number; reopened: number };
+  /** Set when the topic was tailed during the run: the records still unread when finish() was called, and how long finishing took. */
+  tail?: { leftAtFinish: number; finishMs: number; reopened: number };
 }
 
 /**
@@ -272,7 +272,7 @@ export class InputAuditor {
         throw new Error(`input audit: read ${this.tally.read} of ${total} records before the ${Math.round(timeoutMs / 1000)} s deadline`);
       }
       const res = this.tally.result(this.#o.topic, ends);
-      if (!this.#o.limit) res.tail = { readAfterStop: this.tally.read - readBefore, finishMs: Date.now() - t0, reopened: this.reopened };
+      if (!this.#o.limit) res.tail = { leftAtFinish: this.tally.read - readBefore, finishMs: Date.now() - t0, reopened: this.reopened };
       return res;
     } finally {
       await this.stop();

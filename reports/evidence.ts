@@ -42,7 +42,7 @@ export interface RunEvidence {
   recount?: Recount;
   verdict?: Verdict;
   /** The input topic's audit (optional: older runs and aborted ones have none). */
-  inputAudit?: { records: number; clean: boolean; duplicates: number; holes: number; mismatched: number; misplaced: number; findings: string[]; tail?: { readAfterStop: number; finishMs: number; reopened: number } };
+  inputAudit?: { records: number; clean: boolean; duplicates: number; holes: number; mismatched: number; misplaced: number; findings: string[]; tail?: { leftAtFinish: number; finishMs: number; reopened: number } };
   /** pending-uploads.json (optional: an aborted run may have none); `method` says how an engine without a journal of started uploads counted them. */
   pendingUploads?: { pending: number; started?: number; method?: string };
   /** Evidence files that are not there. */

@@ -347,7 +347,7 @@ function outcome(x: Ctx): string[] {
     );
     if (a.tail) {
       out.push(
-        `The audit tailed the topic from offset 0 while the run produced; once the input stopped, ${fmtInt(a.tail.readAfterStop)} records were left to read, in ${fmtDuration(a.tail.finishMs / 1000)}${a.tail.reopened ? ` (its stream was re-opened ${plural(a.tail.reopened, 'time')}, each time from the next unread offset)` : ''}.`,
+        `The audit tailed the topic from offset 0 while the run produced; when the run ended, ${fmtInt(a.tail.leftAtFinish)} records were left to read, read in ${fmtDuration(a.tail.finishMs / 1000)}${a.tail.reopened ? ` (its stream was re-opened ${plural(a.tail.reopened, 'time')}, each time from the next unread offset)` : ''}.`,
         '',
       );
     }

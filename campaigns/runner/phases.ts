@@ -281,7 +281,7 @@ export const recount: Phase = async (ctx) => {
     // The producer stopped in the drain (or the wrap-up): the topic's end offsets are final.
     const audit = await ctx.inputAuditor.finish();
     store.write('inputAudit', audit);
-    const tail = audit.tail ? ` (tailed during the run; ${audit.tail.readAfterStop} read after the input stopped, in ${(audit.tail.finishMs / 1000).toFixed(1)} s)` : '';
+    const tail = audit.tail ? ` (tailed during the run; ${audit.tail.leftAtFinish} left to read at the end, read in ${(audit.tail.finishMs / 1000).toFixed(1)} s)` : '';
     log(`input audit: ${audit.records} records${tail}, ${audit.clean ? 'clean' : `anomalies: ${audit.findings.slice(0, 3).join('; ')}`}`);
   } catch (err) {
     log(`input audit failed: ${(err as Error).message}`);

@@ -54,5 +54,5 @@ t.test('the tail reads through a broker restart: complete, clean, each record on
     'the end offsets the audit judged against are what the producer had acknowledged',
   );
   t.ok(audit.tail, 'the audit says it tailed');
-  t.ok(audit.tail!.readAfterStop < TOTAL, `only part was left to read after the stop (${audit.tail!.readAfterStop} of ${TOTAL}, ${audit.tail!.finishMs} ms)`);
+  t.ok(audit.tail!.leftAtFinish < TOTAL, `only part was left to read at the end (${audit.tail!.leftAtFinish} of ${TOTAL}, ${audit.tail!.finishMs} ms)`);
 });

@@ -306,9 +306,9 @@ t.test('the input audit: clean or not, and how much a tailed audit had left to r
   let md = renderReport(dir);
   t.match(md, 'the topic read back in full held 102,600 records, with no duplicate');
   t.notMatch(md, 'tailed the topic', 'an audit read after the run says nothing of a tail');
-  writeFileSync(path.join(dir, 'input-audit.json'), JSON.stringify({ ...audit, tail: { readAfterStop: 1234, finishMs: 1800, reopened: 2 } }));
+  writeFileSync(path.join(dir, 'input-audit.json'), JSON.stringify({ ...audit, tail: { leftAtFinish: 1234, finishMs: 1800, reopened: 2 } }));
   md = renderReport(dir);
-  t.match(md, 'once the input stopped, 1,234 records were left to read, in 1.8 s (its stream was re-opened 2 times, each time from the next unread offset).');
+  t.match(md, 'when the run ended, 1,234 records were left to read, read in 1.8 s (its stream was re-opened 2 times, each time from the next unread offset).');
   writeFileSync(path.join(dir, 'input-audit.json'), JSON.stringify({ ...audit, clean: false, holes: 3, findings: ['partition 1: 3 sequence(s) missing below 90'] }));
   md = renderReport(dir);
   t.match(md, 'The input audit found anomalies in the topic itself');
