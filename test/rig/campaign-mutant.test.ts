@@ -1,39 +1,64 @@
 /**
- * A harness that cannot fail proves nothing: the quick campaign with a broken sink must
- * FAIL (exit 1) with the counter its mechanism must raise, seen by the separate recount.
- * CI runs one mutant here, no-fencing (a zombie worker commits after a partition cut it
- * off), and checks that the FAIL explains itself: findings.jsonl agrees with the recount's
+ * A harness that cannot fail proves nothing. CI runs the whole kill table:
+ * `clink-qual qualify-mutants --campaign campaigns/mutants.yaml`, the correct engine under
+ * the base schedule (the control, which must PASS) and every engine mutant under its own
+ * short schedule, each of which must FAIL with one of the counters its mechanism must raise,
+ * seen by the separate recount. Then one catch must explain itself: no-fencing's (a zombie
+ * worker commits after a partition cut it off) findings.jsonl agrees with the recount's
  * counters, and the report's Findings section names the duplicate events' objects and a
- * preceding fault that can cut a worker off. `clink-qual qualify-mutants` runs them all.
+ * preceding fault that can cut a worker off.
+ *
+ * CLINK_QUAL_CI_MUTANTS=a,b runs only those mutants (a developer's shortcut; CI runs all).
  */
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { KillTableJson } from '../../campaigns/runner/kill-table.ts';
+import { CLINK_MUTANTS } from '../../engine/clink/mutants/index.ts';
 import { COUNTER_NAMES, type Recount, type Verdict } from '../../lib/evidence.ts';
 import { repoRoot, runsDir } from '../../lib/paths.ts';
 import { readFindings } from '../../oracle/findings.ts';
 
-const MUTANT = process.env.CLINK_QUAL_CI_MUTANT ?? 'no-fencing';
-const MUST_RAISE = 'duplicates' as const;
+const ONLY = process.env.CLINK_QUAL_CI_MUTANTS?.split(',').map((s) => s.trim()).filter(Boolean);
+const EXPLAINED = 'no-fencing';
 /** Fault kinds that cut a worker off from the coordinator while it keeps running. */
 const CUTS_OFF = ['partition', 'packet-loss', 'process-pause'];
 
-t.test(`mutant ${MUTANT} is caught, and its findings say where and after what`, async (t) => {
-  const runId = `ci-mutant-${MUTANT}-${Date.now()}`;
-  const runDir = path.join(runsDir(), runId);
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin/clink-qual.ts'), 'campaign', 'run', 'campaigns/quick.yaml', '--mutant', MUTANT, '--run-id', runId], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 20 * 60_000,
-  });
-  t.equal(r.status, 1, 'exit 1: FAIL');
+const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin/clink-qual.ts'), 'qualify-mutants', '--campaign', 'campaigns/mutants.yaml', ...(ONLY ? ['--only', ONLY.join(',')] : [])], {
+  cwd: repoRoot,
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+  timeout: 55 * 60_000,
+});
+const tableAt = /kill table: (\S+\.md) \(and (\S+\.json)\)/.exec(r.stdout ?? '');
+const kill = tableAt ? (JSON.parse(readFileSync(path.join(path.dirname(tableAt[1]!), tableAt[2]!), 'utf8')) as KillTableJson) : null;
+
+t.test('qualify-mutants over campaigns/mutants.yaml: the control PASSes and every mutant is caught', async (t) => {
+  t.equal(r.status, 0, `exit 0 (${r.signal ? `signal ${r.signal}` : `status ${r.status}`})`);
+  t.ok(kill, 'the kill table was written, with its JSON beside it');
+  if (!kill) return;
+  const control = kill.rows.find((x) => x.mutant === null);
+  t.equal(control?.verdict, 'PASS', `the control (${control?.runId}) passed under the base schedule`);
+  const expected = CLINK_MUTANTS.map((m) => m.name).filter((n) => !ONLY || ONLY.includes(n));
+  t.strictSame(kill.rows.filter((x) => x.mutant).map((x) => x.mutant), expected, 'every mutant ran, in the registry order');
+  for (const row of kill.rows.filter((x) => x.mutant)) {
+    const raised = row.raised.map((x) => x.split('=')[0]!);
+    t.ok(row.ok && row.verdict === 'FAIL' && raised.some((c) => row.caughtBy.includes(c)), `${row.mutant}: FAIL with ${raised.join(', ') || 'nothing'} (must raise ${row.caughtBy.join(' or ')}; ${row.wallS} s)`);
+  }
+  t.match(readFileSync(tableAt![1]!, 'utf8'), 'Every mutant run was caught.', 'the Markdown table says so');
+});
+
+t.test(`${EXPLAINED}'s catch explains itself: findings where and after what`, { skip: ONLY && !ONLY.includes(EXPLAINED) ? `${EXPLAINED} not in CLINK_QUAL_CI_MUTANTS` : false }, async (t) => {
+  const row = kill?.rows.find((x) => x.mutant === EXPLAINED);
+  t.ok(row, `the kill table has ${EXPLAINED}'s run`);
+  if (!row) return;
+  const runDir = path.join(runsDir(), row.runId);
   const verdict = JSON.parse(readFileSync(path.join(runDir, 'verdict.json'), 'utf8')) as Verdict;
   const recount = JSON.parse(readFileSync(path.join(runDir, 'recount.json'), 'utf8')) as Recount;
   t.equal(verdict.verdict, 'FAIL');
-  t.ok(recount.counters[MUST_RAISE] > 0, `the recount counted ${MUST_RAISE}: ${recount.counters[MUST_RAISE]}`);
-  t.ok(verdict.reasons.some((x) => x.startsWith(`recount: ${MUST_RAISE} = `)), 'the verdict names the counter');
+  t.ok(recount.counters.duplicates > 0, `the recount counted duplicates: ${recount.counters.duplicates}`);
+  t.ok(verdict.reasons.some((x) => x.startsWith('recount: duplicates = ')), 'the verdict names the counter');
   const report = readFileSync(path.join(runDir, 'report.md'), 'utf8');
   t.match(report, /FAIL/);
 
@@ -53,7 +78,7 @@ t.test(`mutant ${MUTANT} is caught, and its findings say where and after what`, 
 
   // The duplicates: each names its event and at least two objects holding it, with the
   // epoch and checkpoint the key encodes, and the report's Findings section names them.
-  const dups = findings.filter((f) => f.counter === MUST_RAISE);
+  const dups = findings.filter((f) => f.counter === 'duplicates');
   const section = report.slice(report.indexOf('## Findings'));
   t.ok(report.includes('## Findings'), 'the report has a Findings section');
   for (const f of dups.slice(0, 3)) {
