@@ -8,6 +8,7 @@ import { Admin } from '@platformatic/kafka';
 import { testEndpoints } from '../helpers/endpoints.ts';
 import { EventProducer, ensureTopic } from '../../oracle/producer.ts';
 import { auditInput } from '../../oracle/input-audit.ts';
+import { poll } from '../../lib/retry.ts';
 
 const { kafkaBootstrap } = testEndpoints();
 const spec = { seed: 'oracle-producer-test', partitions: 4, keys: 500 };
@@ -26,7 +27,8 @@ t.test('a restarted producer resumes from the topic: no duplicate, no hole', asy
   const first = await EventProducer.open({ ...spec, bootstrap: kafkaBootstrap, topic, total: TOTAL, rate: 20_000, batchMax: 1000 });
   t.strictSame(first.produced(), [0, 0, 0, 0], 'an empty topic starts at seq 0');
   first.start();
-  await new Promise((r) => setTimeout(r, 500));
+  // Abandon it once it has something acknowledged (a freshly started rig may take over a second for the first send).
+  await poll(() => first.produced().some((n) => n > 0), { deadlineMs: 30_000, intervalMs: 20 });
   await first.abandon();
   const mid = first.produced().reduce((a, b) => a + b, 0);
   t.ok(mid > 0 && mid < TOTAL, `the first producer got part-way (${mid})`);
