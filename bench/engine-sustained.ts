@@ -68,6 +68,7 @@ import { clinkEngine } from '../engine/clink/plug.ts';
 import { PartitionSource } from '../engine/clink/source.ts';
 import type { ResourceSample } from '../lib/evidence.ts';
 import { LineProducer, countBucket, createTopic, deleteTopic, rigKit, sleep, type BucketCount, type RigKit } from '../test/helpers/rig-kit.ts';
+import { optionsOrUsage } from './cli.ts';
 
 // ---------------------------------------------------------------------------------------
 // Pure parts (unit-tested in test/unit/bench/engine-sustained.test.ts)
@@ -698,18 +699,8 @@ function summary(o: SustainedOptions, rows: StepResult[]): { eng: MaxSustained; 
 }
 
 export async function main(args: string[]): Promise<void> {
-  let o: SustainedOptions | 'help';
-  try {
-    o = parseOptions(args);
-  } catch (err) {
-    console.error(`${(err as Error).message}\n\n${USAGE}`);
-    process.exitCode = 254;
-    return;
-  }
-  if (o === 'help') {
-    console.log(USAGE);
-    return;
-  }
+  const o = optionsOrUsage(parseOptions, args, USAGE);
+  if (!o) return;
   if (o.durationMs < 10 * o.checkpointMs) console.log(`warning: ${o.durationMs / 1000} s spans fewer than 10 checkpoints of ${o.checkpointMs} ms`);
   if (!(globalThis as { gc?: unknown }).gc) console.log('warning: run with --expose-gc (npm run bench does) for honest memory figures');
   const kit = rigKit();

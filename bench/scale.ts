@@ -28,6 +28,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { optionsOrUsage } from './cli.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -203,18 +204,8 @@ function runBench(file: string, args: string[], prefix: string): Promise<{ lines
 }
 
 export async function main(args: string[]): Promise<void> {
-  let o: ScaleOptions | 'help';
-  try {
-    o = parseScaleOptions(args);
-  } catch (err) {
-    console.error(`${(err as Error).message}\n\n${USAGE}`);
-    process.exitCode = 254;
-    return;
-  }
-  if (o === 'help') {
-    console.log(USAGE);
-    return;
-  }
+  const o = optionsOrUsage(parseScaleOptions, args, USAGE);
+  if (!o) return;
   const rows: ScaleRow[] = [];
   for (const p of o.partitions) {
     const prefix = `[P=${p}]`;
