@@ -230,10 +230,12 @@ export class InputAuditor {
         await consumer.close(true).catch(() => {});
       }
       if (this.#stopping) break;
+      const onPurpose = this.#reopening;
       this.#reopening = false;
       this.reopened++;
       this.#lastReadAt = Date.now();
-      if (failed) await sleep(backoff.next());
+      // After an error, or a stream that ended by itself, wait before the next one (never a busy loop).
+      if (failed || !onPurpose) await sleep(backoff.next());
     }
   }
 
