@@ -63,11 +63,12 @@ const marker = `markers/${prefix}complete`;
 const log = (s: string) => console.log(`bench oracle: ${s}`);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) log('warning: run with --expose-gc (npm run bench does) for honest memory figures');
-const mem = () => {
+/** Memory after a forced GC: the heap the recount holds (heapUsed + arrayBuffers) and the process's RSS. */
+const memAfterGc = () => {
   gc?.();
   gc?.();
   const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
+  return { heap: m.heapUsed + m.arrayBuffers, rss: m.rss };
 };
 
 // Per partition: events split as evenly as the producer does.
@@ -125,20 +126,14 @@ async function rawGet(): Promise<{ s: number; bytes: number; objects: number }> 
   }
 }
 
-const rssAfterGc = () => {
-  gc?.();
-  gc?.();
-  return process.memoryUsage().rss;
-};
-
 async function oracle(): Promise<{ s: number; bytesPerEvent: number; rssPerEvent: number; distinct: number; clean: boolean; bitsetBytes: number }> {
-  const base = mem();
-  const baseRss = rssAfterGc();
+  const base = memAfterGc();
   const t0 = performance.now();
   const r = await recount({ settings: { seed, partitions, keys, bucket, prefix, endpoint: st.endpoint, region: st.region }, credentials: st, produced: perPartition, concurrency, requestTimeoutMs: 60_000 });
   const s = (performance.now() - t0) / 1000;
-  const grown = mem() - base;
-  const grownRss = rssAfterGc() - baseRss;
+  const after = memAfterGc();
+  const grown = after.heap - base.heap;
+  const grownRss = after.rss - base.rss;
   const clean = Object.values(r.recount.counters).every((c) => c === 0) && r.recount.distinctEvents === events;
   if (!clean) log(`the recount is not clean: ${JSON.stringify(r.recount.counters)}, distinct ${r.recount.distinctEvents}; ${r.findings.slice(0, 3).join('; ')}`);
   // Keep the tally alive until after the measurement.

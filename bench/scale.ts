@@ -27,6 +27,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { optionsOrUsage } from './cli.ts';
 
@@ -173,30 +174,15 @@ export function scaleResultLine(rows: readonly ScaleRow[]): string {
 }
 
 /** Runs bench/<file> in its own process, its lines shown with a prefix and kept. */
-function runBench(file: string, args: string[], prefix: string): Promise<{ lines: string[]; code: number }> {
+export function runBench(file: string, args: string[], prefix: string): Promise<{ lines: string[]; code: number }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--expose-gc', path.join(here, file), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: string[] = [];
-    const take = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
-      let buf = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (d: string) => {
-        buf += d;
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const l = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          lines.push(l);
-          out.write(`${prefix} ${l}\n`);
-        }
+    const take = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) =>
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (l) => {
+        lines.push(l);
+        out.write(`${prefix} ${l}\n`);
       });
-      stream.on('end', () => {
-        if (buf) {
-          lines.push(buf);
-          out.write(`${prefix} ${buf}\n`);
-        }
-      });
-    };
     take(child.stdout!, process.stdout);
     take(child.stderr!, process.stderr);
     child.on('close', (code, signal) => resolve({ lines, code: code ?? (signal ? 2 : 0) }));

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
-import { eventsPerObject, parseResult, parseScaleOptions, rowOf, scaleResultLine, scaleTable } from '../../../bench/scale.ts';
+import { eventsPerObject, parseResult, parseScaleOptions, rowOf, runBench, scaleResultLine, scaleTable } from '../../../bench/scale.ts';
 
 t.test('options: defaults, ascending partitions, bad values refused', async (t) => {
   t.strictSame(parseScaleOptions([]), { partitions: [4, 16, 64], rates: '10400,20000,30000', checkpointMs: 8000, oracleEvents: 2_000_000, objectRate: 10400 });
@@ -73,4 +73,11 @@ t.test('the CLI: --help and a refused option, without the rig', async (t) => {
   t.match(bad.stderr, /not ascending/);
   const list = spawnSync(process.execPath, [path.join(root, 'bench', 'index.ts'), '--help'], { encoding: 'utf8' });
   t.match(list.stdout, /scale\s+The scale curve/);
+});
+
+t.test("a sub-benchmark's lines (stdout and stderr) are kept whole, with its exit code", async (t) => {
+  const r = await runBench('scale.ts', ['--partitions', '8,4'], '[sub]');
+  t.equal(r.code, 254);
+  t.ok(r.lines.some((l) => l === '--partitions: not ascending (8 then 4)'), 'the error line, whole');
+  t.ok(r.lines.some((l) => l.startsWith('Usage: npm run bench -- scale')), 'the usage after it');
 });
