@@ -327,15 +327,26 @@ function outcome(x: Ctx): string[] {
   const r = ev.recount;
   const v = ev.verdict;
   const last = ev.samples[ev.samples.length - 1];
+  // Both columns on the verdict's basis: the engine's (verdict.json's oracle and recount
+  // counters have the harness's own store-tamper mutations taken out); without a verdict,
+  // both are the raw counts.
   const oracle = v?.oracle ?? last?.counters;
+  const recounted = r ? engineRecountCounters(ev) : undefined;
   const agree = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? 'n/a' : a === b ? 'yes' : '**no**');
   const rows: unknown[][] = [
     ['Events produced', fmtInt(x.produced), fmtInt(last?.produced), ''],
     ['Distinct events committed', fmtInt(r?.distinctEvents), fmtInt(v?.committedDistinct ?? last?.events), agree(r?.distinctEvents, v?.committedDistinct ?? last?.events)],
     ['Objects', fmtInt(r?.objects), fmtInt(last?.objects), agree(r?.objects, last?.objects)],
-    ...COUNTER_NAMES.map((n) => [COUNTER_LABELS[n].row, fmtInt(r?.counters[n]), fmtInt(oracle?.[n]), agree(r?.counters[n], oracle?.[n])]),
+    ...COUNTER_NAMES.map((n) => [COUNTER_LABELS[n].row, fmtInt(recounted?.[n]), fmtInt(oracle?.[n]), agree(recounted?.[n], oracle?.[n])]),
   ];
   out.push(table(['Property', 'Recount (fresh full re-read)', 'Oracle (running)', 'Agree'], rows), '');
+  const harness = v?.tamper?.harnessMutations;
+  if (harness && (harness.oracle > 0 || harness.recount > 0)) {
+    out.push(
+      `The counters above are the engine's: the mutations the harness's own store-tamper faults caused are taken out of both columns and shown apart here: ${fmtInt(harness.recount)} in the recount (${fmtInt(r?.counters.mutations)} counted in all), ${fmtInt(harness.oracle)} seen by the oracle.`,
+      '',
+    );
+  }
   if (!r) out.push(MISSING(EVIDENCE.recount.file), '');
   const a = ev.inputAudit;
   if (a) {

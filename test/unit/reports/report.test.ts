@@ -124,6 +124,26 @@ t.test('the numbers follow the evidence: change them in a copy and the report ch
   t.match(third, `- ${br.id} broker-restart on ${br.target}: not recovered — no checkpoint within 60 s`);
 });
 
+t.test("a PASS with the harness's own store-tamper mutations: both columns on the engine's basis, no disagreement row", async (t) => {
+  const dir = copyRun(t, 'run-pass');
+  const vf = path.join(dir, 'verdict.json');
+  const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
+  // As decideVerdict writes it: verdict.json's counters have the harness's mutations taken out; recount.json has them in.
+  writeFileSync(vf, JSON.stringify({ ...v, tamper: { reactions: [{ faultId: 'f099', variant: 'overwrite', keys: ['k1'], reaction: 'not-met' }], harnessMutations: { oracle: 3, recount: 2 }, acceptedForeign: 0 } }, null, 2));
+  const rf = path.join(dir, 'recount.json');
+  const r = JSON.parse(readFileSync(rf, 'utf8'));
+  writeFileSync(rf, JSON.stringify({ ...r, counters: { ...r.counters, mutations: 2 } }, null, 2));
+  const md = renderReport(dir);
+  t.match(md, /\*\*Verdict: PASS\*\*/);
+  const outcome = md.slice(md.indexOf('## Measured outcome'), md.indexOf('\n## ', md.indexOf('## Measured outcome') + 3));
+  const rows = outcome.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Property') && !l.startsWith('|---'));
+  t.ok(rows.length >= 8, 'the outcome table has its rows');
+  t.notOk(rows.some((l) => l.includes('**no**')), 'no row of a PASS says the recount and the oracle disagree');
+  t.match(outcome, /\| Committed objects changed or gone after being judged \| 0 \| 0 \| yes \|/);
+  t.match(outcome, "taken out of both columns and shown apart here: 2 in the recount (2 counted in all), 3 seen by the oracle");
+  t.match(outcome, 'The recount agrees with the oracle');
+});
+
 t.test('re-reporting stored evidence gives the same bytes', async (t) => {
   for (const name of ['run-pass', 'run-fail', 'run-aborted']) {
     t.equal(renderReport(fx(name)), read(fx(name), 'report.md'), `${name}: report.md as stored`);
