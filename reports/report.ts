@@ -11,7 +11,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { COUNTER_NAMES, type CounterName, type FaultKind } from '../lib/evidence.ts';
+import { COUNTER_NAMES, type CounterName, type FailureClass, type FaultKind } from '../lib/evidence.ts';
+import { classifiedReasons, failureClasses } from '../lib/failure-class.ts';
 import { FAULT_KINDS } from '../chaos/kinds.ts';
 import { FAULT_SPECS } from '../chaos/kinds.ts';
 import { EVIDENCE_DESCRIPTIONS, readRunEvidence, type RunEvidence } from './evidence.ts';
@@ -91,6 +92,25 @@ function commitCheckClause(engine: { name: string; commitCheck?: string } | unde
   return check ? ` (${check})` : '';
 }
 
+/**
+ * The verdict line of a run that did not PASS. A FAIL says which kinds of failure it is
+ * (lib/failure-class.ts): safety (the engine shown wrong) before liveness before coverage,
+ * "only" when one kind alone failed it.
+ */
+export function verdictHeadline(verdict: string, classes: readonly FailureClass[], why: string): string {
+  if (verdict !== 'FAIL' || !classes.length) return `**Verdict: ${verdict}.** This run does not support the claim: ${why}.`;
+  const kinds = classes.length === 1 ? `${classes[0]} only` : listWords([...classes]);
+  if (classes.includes('safety')) {
+    const also = classes.length > 1 ? ` (it also failed for ${listWords(classes.filter((c) => c !== 'safety'))})` : '';
+    return `**Verdict: FAIL (safety).** The engine was shown wrong${also}: ${why}.`;
+  }
+  if (classes.includes('liveness')) {
+    const cov = classes.includes('coverage') ? ', and the run did not reach everything it must exercise' : '';
+    return `**Verdict: FAIL (${kinds}).** Nothing was shown wrong, but the run did not recover or settle within its deadlines${cov}, so it does not support the claim: ${why}.`;
+  }
+  return `**Verdict: FAIL (${kinds}).** Nothing was shown either way: the run did not reach everything it must exercise, so it does not support the claim: ${why}.`;
+}
+
 function title(x: Ctx): string[] {
   const name = x.ev.campaign?.name ?? x.ev.provenance?.campaign ?? x.ev.dirName;
   const out = [`# ${name}: exactly-once from Kafka into S3-compatible storage — ${x.verdict}`, ''];
@@ -107,11 +127,11 @@ function title(x: Ctx): string[] {
     }
   } else {
     const why = v ? `the verdict is ${v.verdict} (exit code ${v.exitCode})` : 'the run left no verdict.json, so it is treated as ABORTED';
-    out.push(`**Verdict: ${x.verdict}.** This run does not support the claim: ${why}.`);
-    const reasons = v?.reasons ?? [];
+    const reasons = v ? classifiedReasons(v) : [];
+    out.push(verdictHeadline(x.verdict, failureClasses(reasons), why));
     if (reasons.length) {
-      out.push('', 'Reasons, from verdict.json:', '');
-      for (const r of reasons) out.push(`- ${r}`);
+      out.push('', 'Reasons, from verdict.json, each with the kind of failure it is (safety: the engine shown wrong; liveness: not recovered or settled in time; coverage: nothing shown either way):', '');
+      for (const r of reasons) out.push(`- ${r.reason} (${r.class})`);
     }
     if (v?.warnings?.length) {
       out.push('', 'Warnings, from verdict.json:', '');

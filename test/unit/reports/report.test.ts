@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readRunEvidence } from '../../../reports/evidence.ts';
 import { renderJunit } from '../../../reports/junit.ts';
-import { renderReport, writeReports } from '../../../reports/report.ts';
+import { renderReport, verdictHeadline, writeReports } from '../../../reports/report.ts';
 import { renderTimelineSvg } from '../../../reports/timeline-svg.ts';
 import type { ChaosRecord, PlannedFault, Sample, Verdict } from '../../../lib/evidence.ts';
 
@@ -165,8 +165,11 @@ t.test('a FAIL run says so up front, with the reasons, and does not count what d
   const v = JSON.parse(read(fx('run-fail'), 'verdict.json')) as Verdict;
   const head = md.slice(0, md.indexOf('## Provenance'));
   t.match(head, /— FAIL\n/);
-  t.match(head, '**Verdict: FAIL.** This run does not support the claim: the verdict is FAIL (exit code 1).');
-  for (const r of v.reasons) t.match(head, `- ${r}`);
+  t.match(head, '**Verdict: FAIL (safety).** The engine was shown wrong (it also failed for liveness and coverage): the verdict is FAIL (exit code 1).');
+  for (const r of v.reasons) t.match(head, `- ${r} (`);
+  t.match(head, /- the recount found 3 duplicates \(safety\)/);
+  t.match(head, /- mandatory protocol point sink\.after-commit not covered \(coverage\)/);
+  t.match(head, /did not recover within 60 s \(liveness\)/);
   for (const w of v.warnings) t.match(head, `- ${w}`);
   t.match(md, /Not counted as survived \(2\):/);
   const ac = planOf('run-fail').find((f) => f.point === 'sink.after-commit')!;
@@ -177,6 +180,24 @@ t.test('a FAIL run says so up front, with the reasons, and does not count what d
   t.match(md, 'Mandatory points not covered: `sink.after-commit`.');
   t.match(md, /\| Duplicates \(an event id committed twice\) \| 3 \| 3 \| yes \|/);
   t.match(md, '- **Demonstrated:** nothing.');
+});
+
+t.test('the headline of a FAIL names the kind of failure: safety, liveness only, coverage only', async (t) => {
+  const why = 'the verdict is FAIL (exit code 1)';
+  t.equal(verdictHeadline('FAIL', ['safety'], why), '**Verdict: FAIL (safety).** The engine was shown wrong: the verdict is FAIL (exit code 1).');
+  t.match(verdictHeadline('FAIL', ['liveness'], why), /^\*\*Verdict: FAIL \(liveness only\)\.\*\* Nothing was shown wrong, but the run did not recover or settle within its deadlines,/);
+  t.match(verdictHeadline('FAIL', ['coverage'], why), /^\*\*Verdict: FAIL \(coverage only\)\.\*\* Nothing was shown either way:/);
+  t.match(verdictHeadline('FAIL', ['liveness', 'coverage'], why), /^\*\*Verdict: FAIL \(liveness and coverage\)\.\*\*/);
+  t.equal(verdictHeadline('GATE_FAILED', ['coverage'], 'x'), '**Verdict: GATE_FAILED.** This run does not support the claim: x.', 'other verdicts keep their own word');
+  // A FAIL for coverage alone, rendered from a run directory: one worker-kill and a mandatory point never reached.
+  const dir = copyRun(t, 'run-fail');
+  const vf = path.join(dir, 'verdict.json');
+  const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
+  writeFileSync(vf, JSON.stringify({ ...v, reasons: ['mandatory protocol point not covered: sink.after-commit'], classifiedReasons: [{ reason: 'mandatory protocol point not covered: sink.after-commit', class: 'coverage' }] }, null, 2));
+  const md = renderReport(dir);
+  t.match(md, '**Verdict: FAIL (coverage only).** Nothing was shown either way');
+  t.match(md, '- mandatory protocol point not covered: sink.after-commit (coverage)');
+  t.notMatch(md.slice(0, md.indexOf('## Provenance')), 'The engine was shown wrong');
 });
 
 t.test('an aborted run: missing evidence named, nothing certified', async (t) => {
