@@ -113,7 +113,9 @@ export function verdictHeadline(verdict: string, classes: readonly FailureClass[
 
 function title(x: Ctx): string[] {
   const name = x.ev.campaign?.name ?? x.ev.provenance?.campaign ?? x.ev.dirName;
-  const out = [`# ${name}: exactly-once from Kafka into S3-compatible storage — ${x.verdict}`, ''];
+  const mutant = x.ev.provenance?.engine.mutant ?? x.ev.verdict?.engine?.mutant;
+  const mutantWords = mutant && mutant !== 'none' ? ` (mutant run: sink mutant \`${mutant}\`, broken on purpose)` : '';
+  const out = [`# ${name}${mutantWords}: exactly-once from Kafka into S3-compatible storage — ${x.verdict}`, ''];
   out.push(
     `**Claim under test.** ${capital(x.engine)} delivers every event exactly once into S3-compatible object storage through \`${x.sink}\` (staged multipart commits), and keeps doing so when its processes are killed inside the commit protocol's own windows and when the object store is down during a recovery.`,
   );
@@ -143,6 +145,17 @@ function title(x: Ctx): string[] {
   return out;
 }
 
+/** The lead's first sentence for a run that did not PASS: what failed, by kind, the first reason of the gravest kind. */
+function failedFirst(v: NonNullable<RunEvidence['verdict']>): string {
+  const reasons = classifiedReasons(v);
+  const classes = failureClasses(reasons);
+  const gravest = classes[0];
+  const first = reasons.find((r) => r.class === gravest)?.reason;
+  const more = reasons.length - 1;
+  const what = gravest === 'safety' ? 'the engine was shown wrong' : gravest === 'liveness' ? 'nothing was shown wrong, but the run did not recover or settle in time' : gravest === 'coverage' ? 'nothing was shown either way' : 'it did not pass';
+  return `This run ${v.verdict === 'FAIL' ? 'FAILED' : `ended ${v.verdict}`}: ${what}${first ? ` (${first}${more > 0 ? `; ${plural(more, 'more reason')} above` : ''})` : ''}.`;
+}
+
 function lead(x: Ctx): string[] {
   const { ev } = x;
   const soak = ev.campaign?.workload.soakS;
@@ -151,13 +164,18 @@ function lead(x: Ctx): string[] {
   parts.push(
     `Object storage has no transaction manager to lean on: no key that refuses a second copy, no list of prepared transactions to reconcile. Whether an event lands once depends only on the engine: ${ev.provenance?.engine.sinkMechanism ?? CLINK_SINK_MECHANISM}`,
   );
+  const v = ev.verdict;
+  const failed = v !== undefined && v.verdict !== 'PASS' && v.verdict !== 'ABORTED';
+  if (failed) parts.unshift(failedFirst(v));
   const faults = x.outcomes.filter((o) => o.status === 'survived').length;
   const rig = hosts !== undefined ? `${/^(8\d*|11|18)$/.test(String(hosts)) ? 'an' : 'a'} ${hosts}-host ${ev.provenance!.rig.kind} rig plus the operations host` : 'a rig not recorded in provenance.json';
   const soakWords = soak !== undefined ? fmtDuration(soak) : 'an unrecorded time';
   const runWords = x.runS !== undefined ? fmtDuration(x.runS) : 'an unknown time';
   const finished = ev.verdict !== undefined && ev.verdict.verdict !== 'ABORTED';
   parts.push(
-    finished
+    finished && failed
+      ? `The run kept that pipeline under faults for ${soakWords} of soak (${runWords} from start to verdict) on ${rig}; ${plural(faults, 'fault')} landed and ${faults === 1 ? 'was' : 'were'} recovered from, which does not make up for what failed.`
+      : finished
       ? `This run kept that pipeline under faults for ${soakWords} of soak (${runWords} from start to verdict) on ${rig}, and ${plural(faults, 'fault')} landed and ${faults === 1 ? 'was' : 'were'} recovered from.`
       : `This run was to keep that pipeline under faults for ${soakWords} of soak on ${rig}, but it stopped ${runWords} after it started; by then ${plural(faults, 'fault')} had landed and been recovered from.`,
   );
@@ -563,13 +581,14 @@ export function renderReportFrom(ev: RunEvidence): string {
   };
   const parts = [
     ...title(x),
+    // A FAIL explains itself first: what the recount found, where, and what it shares.
+    ...findingsSection(ev),
     ...lead(x),
     ...provenance(x),
     ...measured(x),
     ...workload(x),
     ...survived(x),
     ...outcome(x),
-    ...findingsSection(ev),
     ...seedComparisonSection(ev, outcomes, x.produced, x.distinct),
     ...resourcesSection(ev),
     ...boundaries(x),

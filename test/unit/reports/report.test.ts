@@ -200,6 +200,22 @@ t.test('the headline of a FAIL names the kind of failure: safety, liveness only,
   t.notMatch(md.slice(0, md.indexOf('## Provenance')), 'The engine was shown wrong');
 });
 
+t.test('a FAIL leads with what failed; a mutant run says so in its title', async (t) => {
+  const md = renderReport(fx('run-fail'));
+  const lead = md.split('\n').find((l) => l.startsWith('This run FAILED'));
+  t.ok(lead, 'the lead paragraph opens with the failure');
+  t.match(lead!, /^This run FAILED: the engine was shown wrong \(the recount found 3 duplicates; 3 more reasons above\)\./);
+  t.match(lead!, /18 faults landed and were recovered from, which does not make up for what failed\./);
+  t.notMatch(renderReport(fx('run-pass')), /This run FAILED|does not make up/, 'a PASS keeps its lead');
+  t.notMatch(md.split('\n')[0]!, /mutant/, 'the correct engine: no mutant in the title');
+  const dir = copyRun(t, 'run-fail');
+  const pf = path.join(dir, 'provenance.json');
+  const p = JSON.parse(readFileSync(pf, 'utf8'));
+  p.engine.mutant = 'commit-at-prepare';
+  writeFileSync(pf, JSON.stringify(p, null, 2));
+  t.match(renderReport(dir).split('\n')[0]!, /^# quick \(mutant run: sink mutant `commit-at-prepare`, broken on purpose\): exactly-once .* — FAIL$/);
+});
+
 t.test('an aborted run: missing evidence named, nothing certified', async (t) => {
   const md = renderReport(fx('run-aborted'));
   t.match(md, /— ABORTED\n/);
