@@ -19,7 +19,7 @@ import { EVIDENCE_DESCRIPTIONS, readRunEvidence, type RunEvidence } from './evid
 import { compositionSummaries, faultOutcomes, isDecisive, pointCoverage, summaryByKind, type FaultOutcome } from './faults.ts';
 import { cell, fmtClock, fmtDuration, fmtEvidence, fmtInt, listWords, median, plural, secondsBetween, table } from './format.ts';
 import { renderJunit } from './junit.ts';
-import { attachFindings, findingsSection } from './findings.ts';
+import { attachFindings, findingsSection, type WithFindings } from './findings.ts';
 import { resourcesSection } from './resources.ts';
 import { seedComparisonSection } from './seed-comparison.ts';
 import { describeRehearsal } from './rehearsal.ts';
@@ -390,7 +390,7 @@ function outcome(x: Ctx): string[] {
   if (a) {
     out.push(
       a.clean
-        ? `The input was audited apart from the engine: the topic read back in full held ${fmtInt(a.records)} records, with no duplicate, no hole and no line that differs from the seed, so every finding above (if any) is the engine's.`
+        ? `The input was audited apart from the engine: the topic read back in full held ${fmtInt(a.records)} records, with no duplicate, no hole and no line that differs from the seed, so no finding (if any) comes from the input${(ev as WithFindings).storeLoss ? "; the collected logs show the store's own loss of data (see Findings), so not every finding is the engine's" : ": each is the engine's"}.`
         : `The input audit found anomalies in the topic itself, reported apart from the engine's findings: ${fmtInt(a.duplicates)} duplicate, ${fmtInt(a.holes)} missing, ${fmtInt(a.mismatched)} mismatched and ${fmtInt(a.misplaced)} misplaced records out of ${fmtInt(a.records)} (${a.findings.slice(0, 3).join('; ')}).`,
       '',
     );

@@ -362,7 +362,14 @@ t.test('the input audit: clean or not, and how much a tailed audit had left to r
   writeFileSync(path.join(dir, 'input-audit.json'), JSON.stringify(audit));
   let md = renderReport(dir);
   t.match(md, 'the topic read back in full held 102,600 records, with no duplicate');
+  t.match(md, "so no finding (if any) comes from the input: each is the engine's.");
   t.notMatch(md, 'tailed the topic', 'an audit read after the run says nothing of a tail');
+  // With F-1's signature in the collected logs, a clean input no longer makes every finding the engine's.
+  const log = path.join(dir, 'logs/worker-1/worker.log');
+  const before = readFileSync(log, 'utf8');
+  writeFileSync(log, before + 'Recovering commit failed for object k. Object does not exist and MultiPart Upload u is not valid.\n');
+  t.match(renderReport(dir), "so no finding (if any) comes from the input; the collected logs show the store's own loss of data (see Findings), so not every finding is the engine's.");
+  writeFileSync(log, before);
   writeFileSync(path.join(dir, 'input-audit.json'), JSON.stringify({ ...audit, tail: { leftAtFinish: 1234, finishMs: 1800, reopened: 2 } }));
   md = renderReport(dir);
   t.match(md, 'when the run ended, 1,234 records were left to read, read in 1.8 s (its stream was re-opened 2 times, each time from the next unread offset).');
