@@ -103,7 +103,7 @@ export function describeShape(s: FindingShape): string | null {
   }
   if (s.faultBefore.size === 1 && s.placed === all) parts.push(`the last fault to land before each one's checkpoint completed was a ${[...s.faultBefore.keys()][0]}`);
   else if (s.faultBefore.size) parts.push(`the last fault to land before each one's checkpoint completed: ${counted(s.faultBefore, String)}${s.placed < all ? ` (${all - s.placed} not placed in time)` : ''}`);
-  if (!parts.length) return `The ${all} ${s.counter} findings kept share no partition, position or preceding fault kind.`;
+  if (!parts.length) return `The ${all} kept findings of ${s.counter} share no partition, position or preceding fault kind.`;
   const of = s.total > all ? ` (of ${s.total.toLocaleString('en-US')} in all; findings.jsonl keeps the first ${all})` : '';
-  return `What the ${all} ${s.counter} findings kept${of} share: ${parts.join('; ')}.`;
+  return `What the ${all} kept findings of ${s.counter}${of} share: ${parts.join('; ')}.`;
 }

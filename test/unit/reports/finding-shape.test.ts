@@ -26,7 +26,7 @@ t.test('sixteen-style gaps: one event each, one partition, each on the first lin
   t.equal(s!.firstLineAfterEpochChange, 3);
   t.same([...s!.faultBefore], [['worker-kill', 3]]);
   const words = describeShape(s!)!;
-  t.match(words, /^What the 3 gaps findings kept \(of 16 in all; findings\.jsonl keeps the first 3\) share: each is one event; all on partition 2; all in objects of subtask 1; every one on the first line of the first object after an epoch change/);
+  t.match(words, /^What the 3 kept findings of gaps \(of 16 in all; findings\.jsonl keeps the first 3\) share: each is one event; all on partition 2; all in objects of subtask 1; every one on the first line of the first object after an epoch change/);
   t.match(words, /the last fault to land before each one's checkpoint completed was a worker-kill\.$/);
 });
 
@@ -57,4 +57,10 @@ t.test('the object where a finding shows: the one after the hole, the later copy
   const g = gap(1, 1, 0, 1, obj(0, 2, 20, 1));
   t.equal(showingObject(g)!.checkpoint, 20);
   t.equal(showingObject({ ...g, counter: 'corrupted' })!.checkpoint, 19);
+});
+
+t.test('findings that share nothing say so', async (t) => {
+  const other = (n: number, key: string): Finding => ({ counter: 'corrupted', n, total: 2, event: null, objects: [{ key, line: null, subtask: null, epoch: null, checkpoint: null, firstSeen: null }], detail: `${key}: zero bytes` });
+  const [s] = findingShapes([other(1, 'a/x.jsonl'), other(2, 'b/y.jsonl')], checkpoints, chaos);
+  t.equal(describeShape(s!), 'The 2 kept findings of corrupted share no partition, position or preceding fault kind.');
 });

@@ -77,7 +77,7 @@ t.test('a FAIL explains itself: findings right after the verdict, before the lea
   t.ok(verdictAt > 0 && findingsAt > verdictAt, 'the findings follow the verdict');
   t.ok(findingsAt < md.indexOf('This run FAILED'), 'and come before the lead');
   t.ok(findingsAt < md.indexOf('## Provenance') && findingsAt < md.indexOf('## Measured outcome'), 'and before the measured outcome');
-  t.match(md, /What the 2 duplicates findings kept \(of 3 in all; findings\.jsonl keeps the first 2\) share: all on partition 2; all in objects of subtask 1; every one on the first line of the first object after an epoch change/);
+  t.match(md, /What the 2 kept findings of duplicates \(of 3 in all; findings\.jsonl keeps the first 2\) share: all on partition 2; all in objects of subtask 1; every one on the first line of the first object after an epoch change/);
   t.notMatch(md, /The store lost data/, 'no F-1 signature in these logs: nothing said about the store');
 });
 
