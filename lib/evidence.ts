@@ -199,8 +199,15 @@ export interface GateResult {
  */
 export type VerdictName = 'PASS' | 'FAIL' | 'GATE_FAILED' | 'ABORTED' | 'UNKNOWN';
 
-/** verdict.json's schema version: 2 added schemaVersion, campaign, seed, engine, revision and the value GATE_FAILED. */
-export const VERDICT_SCHEMA_VERSION = 2;
+/**
+ * verdict.json's schema version: 2 added schemaVersion, campaign, seed, engine, revision and
+ * the value GATE_FAILED; 3 added classifiedReasons (each reason with its failure class).
+ */
+export const VERDICT_SCHEMA_VERSION = 3;
+
+/** What kind of failure a verdict reason is (lib/failure-class.ts): the engine shown wrong, not in time, or nothing shown. */
+export const FAILURE_CLASSES = ['safety', 'liveness', 'coverage'] as const;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 /** A verdict name as read from any verdict.json, old ones included ('GATE FAILED' becomes GATE_FAILED). */
 export function normalizeVerdictName(name: string): VerdictName | string {
@@ -222,6 +229,8 @@ export interface Verdict extends Partial<VerdictSubject> {
   verdict: VerdictName;
   exitCode: number;
   reasons: string[];
+  /** `reasons` again, each with its failure class (schemaVersion 3; absent before: readers class the text, lib/failure-class.ts). */
+  classifiedReasons?: { reason: string; class: FailureClass }[];
   /** Things the report must say that do not fail the run (e.g. a fault that did not land). */
   warnings: string[];
   produced: number;

@@ -1,23 +1,55 @@
 /**
  * The report's "Findings" section and junit's failure text, from the run's findings.jsonl
  * (oracle/findings.ts): a table of the first anomalies per counter with their places and
- * the nearest faults that landed before the committing object's checkpoint, and one
- * sentence per counter.
+ * the nearest faults that landed before the committing object's checkpoint, one sentence
+ * per counter with what all its findings share (reports/finding-shape.ts), and, when the
+ * collected logs show it, the store's own loss of data (F-1, reports/store-loss.ts).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { COUNTER_NAMES, type CounterName } from '../lib/evidence.ts';
 import { describeCounter, readFindings, type Finding } from '../oracle/findings.ts';
 import type { RunEvidence } from './evidence.ts';
-import { table } from './format.ts';
+import { cell, table } from './format.ts';
+import { describeShape, findingShapes } from './finding-shape.ts';
+import { storeLossSignature, type StoreLossSignature } from './store-loss.ts';
 import { EVIDENCE } from '../lib/run-store.ts';
 
-/** The evidence with the run's findings.jsonl attached (absent when the run has none). */
-export type WithFindings = RunEvidence & { findings?: Finding[] };
+/**
+ * The evidence with the run's findings.jsonl attached (absent when the run has none), and
+ * F-1's signature when the collected logs show the store losing an upload (reports/store-loss.ts).
+ */
+export type WithFindings = RunEvidence & { findings?: Finding[]; storeLoss?: StoreLossSignature };
+
+/** The collected logs (logs/<host>/...) as text; a file that cannot be read is skipped. */
+function readLogs(ev: RunEvidence, runDir: string): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  for (const f of ev.files) {
+    if (!f.path.startsWith('logs/')) continue;
+    try {
+      out.push({ path: f.path, text: readFileSync(path.join(runDir, f.path), 'utf8') });
+    } catch {
+      // unreadable: the raw evidence section lists it all the same
+    }
+  }
+  return out;
+}
 
 export function attachFindings(ev: RunEvidence, runDir: string): WithFindings {
   const f = path.join(runDir, EVIDENCE.findings.file);
-  return existsSync(f) ? { ...ev, findings: readFindings(f) } : ev;
+  const storeLoss = storeLossSignature(readLogs(ev, runDir));
+  return { ...ev, ...(existsSync(f) ? { findings: readFindings(f) } : {}), ...(storeLoss ? { storeLoss } : {}) };
+}
+
+/** The findings' paragraph on the store's own loss of data (F-1), when the logs show its signature. */
+function storeLossLines(ev: WithFindings): string[] {
+  const l = ev.storeLoss;
+  if (!l) return [];
+  const gaps = ev.recount?.counters.gaps ?? 0;
+  return [
+    `**The store lost data.** ${l.lines.toLocaleString('en-US')} ${l.lines === 1 ? 'line' : 'lines'} of the logs collected from ${l.hosts.join(', ')} ${l.lines === 1 ? 'shows' : 'show'} a re-commit answered InvalidPart with no object at the key, e.g. \`${cell(l.example)}\`. That is consistent with the store defect F-1 (docs/findings/minio-complete-cancel.md): the pinned MinIO, when a CompleteMultipartUpload loses its client, can leave the upload with 0 parts and no object, so no re-commit can bring the records back. ${gaps > 0 ? `The ${gaps.toLocaleString('en-US')} gaps the recount counted are then, at least in part, the store's loss, not the engine's: an engine that refuses to move past the lost checkpoint (as it must) commits nothing after it` : 'The findings below may then be the store\'s loss rather than the engine\'s'}. The verdict is not changed by this: it judges the bucket a consumer sees.`,
+    '',
+  ];
 }
 
 function byCounter(fs: readonly Finding[]): Map<CounterName, Finding[]> {
@@ -51,9 +83,10 @@ function tamperOf(ev: WithFindings, f: Finding): { faultId: string; variant: str
 export function findingsSection(ev: WithFindings, perCounter = 3): string[] {
   const raised = COUNTER_NAMES.filter((c) => (ev.recount?.counters[c] ?? 0) > 0);
   // No findings.jsonl (a run from before findings were kept, or no recount): no section, the counters are reported above.
-  if (!ev.findings) return [];
-  if (!ev.findings.length) return raised.length ? ['## Findings', '', `findings.jsonl is empty although the recount raised ${raised.join(', ')}.`, ''] : [];
-  const out = ['## Findings', '', 'The first anomalies of each counter, where the recount found them, and the faults that landed before the committing object\'s checkpoint completed (nearest first; from findings.jsonl, chaos.jsonl and checkpoints.jsonl). A fault before an anomaly is a suspect, not a proof: `campaign shrink` tests which faults it needs.', ''];
+  const store = storeLossLines(ev);
+  if (!ev.findings) return store.length ? ['## Findings', '', ...store] : [];
+  if (!ev.findings.length) return raised.length || store.length ? ['## Findings', '', ...(raised.length ? [`findings.jsonl is empty although the recount raised ${raised.join(', ')}.`, ''] : []), ...store] : [];
+  const out = ['## Findings', '', ...store, 'The first anomalies of each counter, where the recount found them, and the faults that landed before the committing object\'s checkpoint completed (nearest first; from findings.jsonl, chaos.jsonl and checkpoints.jsonl). A fault before an anomaly is a suspect, not a proof: `campaign shrink` tests which faults it needs.', ''];
   const rows: unknown[][] = [];
   for (const [c, fs] of byCounter(ev.findings)) {
     for (const f of fs.slice(0, perCounter)) {
@@ -72,6 +105,9 @@ export function findingsSection(ev: WithFindings, perCounter = 3): string[] {
     const fs = ev.findings.filter((f) => f.counter === c);
     const own = fs.filter((f) => tamperOf(ev, f)).length;
     out.push(`- ${s}${own ? ` (${own === fs.length ? 'every finding kept' : `${own} of ${fs.length} findings kept`} on an object the harness's own store-tamper faults touched: reported apart, not counted against the engine)` : ''}`);
+    const shape = findingShapes(fs, ev.checkpoints, ev.chaos)[0];
+    const shared = shape ? describeShape(shape) : null;
+    if (shared) out.push(`  ${shared}`);
   }
   out.push('');
   return out;

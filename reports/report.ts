@@ -11,14 +11,15 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { COUNTER_NAMES, type CounterName, type FaultKind } from '../lib/evidence.ts';
+import { COUNTER_NAMES, type CounterName, type FailureClass, type FaultKind } from '../lib/evidence.ts';
+import { classifiedReasons, failureClasses } from '../lib/failure-class.ts';
 import { FAULT_KINDS } from '../chaos/kinds.ts';
 import { FAULT_SPECS } from '../chaos/kinds.ts';
 import { EVIDENCE_DESCRIPTIONS, readRunEvidence, type RunEvidence } from './evidence.ts';
 import { compositionSummaries, faultOutcomes, isDecisive, pointCoverage, summaryByKind, type FaultOutcome } from './faults.ts';
 import { cell, fmtClock, fmtDuration, fmtEvidence, fmtInt, listWords, median, plural, secondsBetween, table } from './format.ts';
 import { renderJunit } from './junit.ts';
-import { attachFindings, findingsSection } from './findings.ts';
+import { attachFindings, findingsSection, type WithFindings } from './findings.ts';
 import { resourcesSection } from './resources.ts';
 import { seedComparisonSection } from './seed-comparison.ts';
 import { describeRehearsal } from './rehearsal.ts';
@@ -91,9 +92,30 @@ function commitCheckClause(engine: { name: string; commitCheck?: string } | unde
   return check ? ` (${check})` : '';
 }
 
+/**
+ * The verdict line of a run that did not PASS. A FAIL says which kinds of failure it is
+ * (lib/failure-class.ts): safety (the engine shown wrong) before liveness before coverage,
+ * "only" when one kind alone failed it.
+ */
+export function verdictHeadline(verdict: string, classes: readonly FailureClass[], why: string): string {
+  if (verdict !== 'FAIL' || !classes.length) return `**Verdict: ${verdict}.** This run does not support the claim: ${why}.`;
+  const kinds = classes.length === 1 ? `${classes[0]} only` : listWords([...classes]);
+  if (classes.includes('safety')) {
+    const also = classes.length > 1 ? ` (it also failed for ${listWords(classes.filter((c) => c !== 'safety'))})` : '';
+    return `**Verdict: FAIL (safety).** The engine was shown wrong${also}: ${why}.`;
+  }
+  if (classes.includes('liveness')) {
+    const cov = classes.includes('coverage') ? ', and the run did not reach everything it must exercise' : '';
+    return `**Verdict: FAIL (${kinds}).** Nothing was shown wrong, but the run did not recover or settle within its deadlines${cov}, so it does not support the claim: ${why}.`;
+  }
+  return `**Verdict: FAIL (${kinds}).** Nothing was shown either way: the run did not reach everything it must exercise, so it does not support the claim: ${why}.`;
+}
+
 function title(x: Ctx): string[] {
   const name = x.ev.campaign?.name ?? x.ev.provenance?.campaign ?? x.ev.dirName;
-  const out = [`# ${name}: exactly-once from Kafka into S3-compatible storage — ${x.verdict}`, ''];
+  const mutant = x.ev.provenance?.engine.mutant ?? x.ev.verdict?.engine?.mutant;
+  const mutantWords = mutant && mutant !== 'none' ? ` (mutant run: sink mutant \`${mutant}\`, broken on purpose)` : '';
+  const out = [`# ${name}${mutantWords}: exactly-once from Kafka into S3-compatible storage — ${x.verdict}`, ''];
   out.push(
     `**Claim under test.** ${capital(x.engine)} delivers every event exactly once into S3-compatible object storage through \`${x.sink}\` (staged multipart commits), and keeps doing so when its processes are killed inside the commit protocol's own windows and when the object store is down during a recovery.`,
   );
@@ -107,11 +129,11 @@ function title(x: Ctx): string[] {
     }
   } else {
     const why = v ? `the verdict is ${v.verdict} (exit code ${v.exitCode})` : 'the run left no verdict.json, so it is treated as ABORTED';
-    out.push(`**Verdict: ${x.verdict}.** This run does not support the claim: ${why}.`);
-    const reasons = v?.reasons ?? [];
+    const reasons = v ? classifiedReasons(v) : [];
+    out.push(verdictHeadline(x.verdict, failureClasses(reasons), why));
     if (reasons.length) {
-      out.push('', 'Reasons, from verdict.json:', '');
-      for (const r of reasons) out.push(`- ${r}`);
+      out.push('', 'Reasons, from verdict.json, each with the kind of failure it is (safety: the engine shown wrong; liveness: not recovered or settled in time; coverage: nothing shown either way):', '');
+      for (const r of reasons) out.push(`- ${r.reason} (${r.class})`);
     }
     if (v?.warnings?.length) {
       out.push('', 'Warnings, from verdict.json:', '');
@@ -123,6 +145,17 @@ function title(x: Ctx): string[] {
   return out;
 }
 
+/** The lead's first sentence for a run that did not PASS: what failed, by kind, the first reason of the gravest kind. */
+function failedFirst(v: NonNullable<RunEvidence['verdict']>): string {
+  const reasons = classifiedReasons(v);
+  const classes = failureClasses(reasons);
+  const gravest = classes[0];
+  const first = reasons.find((r) => r.class === gravest)?.reason;
+  const more = reasons.length - 1;
+  const what = gravest === 'safety' ? 'the engine was shown wrong' : gravest === 'liveness' ? 'nothing was shown wrong, but the run did not recover or settle in time' : gravest === 'coverage' ? 'nothing was shown either way' : 'it did not pass';
+  return `This run ${v.verdict === 'FAIL' ? 'FAILED' : `ended ${v.verdict}`}: ${what}${first ? ` (${first}${more > 0 ? `; ${plural(more, 'more reason')} above` : ''})` : ''}.`;
+}
+
 function lead(x: Ctx): string[] {
   const { ev } = x;
   const soak = ev.campaign?.workload.soakS;
@@ -131,13 +164,18 @@ function lead(x: Ctx): string[] {
   parts.push(
     `Object storage has no transaction manager to lean on: no key that refuses a second copy, no list of prepared transactions to reconcile. Whether an event lands once depends only on the engine: ${ev.provenance?.engine.sinkMechanism ?? CLINK_SINK_MECHANISM}`,
   );
+  const v = ev.verdict;
+  const failed = v !== undefined && v.verdict !== 'PASS' && v.verdict !== 'ABORTED';
+  if (failed) parts.unshift(failedFirst(v));
   const faults = x.outcomes.filter((o) => o.status === 'survived').length;
   const rig = hosts !== undefined ? `${/^(8\d*|11|18)$/.test(String(hosts)) ? 'an' : 'a'} ${hosts}-host ${ev.provenance!.rig.kind} rig plus the operations host` : 'a rig not recorded in provenance.json';
   const soakWords = soak !== undefined ? fmtDuration(soak) : 'an unrecorded time';
   const runWords = x.runS !== undefined ? fmtDuration(x.runS) : 'an unknown time';
   const finished = ev.verdict !== undefined && ev.verdict.verdict !== 'ABORTED';
   parts.push(
-    finished
+    finished && failed
+      ? `The run kept that pipeline under faults for ${soakWords} of soak (${runWords} from start to verdict) on ${rig}; ${plural(faults, 'fault')} landed and ${faults === 1 ? 'was' : 'were'} recovered from, which does not make up for what failed.`
+      : finished
       ? `This run kept that pipeline under faults for ${soakWords} of soak (${runWords} from start to verdict) on ${rig}, and ${plural(faults, 'fault')} landed and ${faults === 1 ? 'was' : 'were'} recovered from.`
       : `This run was to keep that pipeline under faults for ${soakWords} of soak on ${rig}, but it stopped ${runWords} after it started; by then ${plural(faults, 'fault')} had landed and been recovered from.`,
   );
@@ -327,21 +365,32 @@ function outcome(x: Ctx): string[] {
   const r = ev.recount;
   const v = ev.verdict;
   const last = ev.samples[ev.samples.length - 1];
+  // Both columns on the verdict's basis: the engine's (verdict.json's oracle and recount
+  // counters have the harness's own store-tamper mutations taken out); without a verdict,
+  // both are the raw counts.
   const oracle = v?.oracle ?? last?.counters;
+  const recounted = r ? engineRecountCounters(ev) : undefined;
   const agree = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? 'n/a' : a === b ? 'yes' : '**no**');
   const rows: unknown[][] = [
     ['Events produced', fmtInt(x.produced), fmtInt(last?.produced), ''],
     ['Distinct events committed', fmtInt(r?.distinctEvents), fmtInt(v?.committedDistinct ?? last?.events), agree(r?.distinctEvents, v?.committedDistinct ?? last?.events)],
     ['Objects', fmtInt(r?.objects), fmtInt(last?.objects), agree(r?.objects, last?.objects)],
-    ...COUNTER_NAMES.map((n) => [COUNTER_LABELS[n].row, fmtInt(r?.counters[n]), fmtInt(oracle?.[n]), agree(r?.counters[n], oracle?.[n])]),
+    ...COUNTER_NAMES.map((n) => [COUNTER_LABELS[n].row, fmtInt(recounted?.[n]), fmtInt(oracle?.[n]), agree(recounted?.[n], oracle?.[n])]),
   ];
   out.push(table(['Property', 'Recount (fresh full re-read)', 'Oracle (running)', 'Agree'], rows), '');
+  const harness = v?.tamper?.harnessMutations;
+  if (harness && (harness.oracle > 0 || harness.recount > 0)) {
+    out.push(
+      `The counters above are the engine's: the mutations the harness's own store-tamper faults caused are taken out of both columns and shown apart here: ${fmtInt(harness.recount)} in the recount (${fmtInt(r?.counters.mutations)} counted in all), ${fmtInt(harness.oracle)} seen by the oracle.`,
+      '',
+    );
+  }
   if (!r) out.push(MISSING(EVIDENCE.recount.file), '');
   const a = ev.inputAudit;
   if (a) {
     out.push(
       a.clean
-        ? `The input was audited apart from the engine: the topic read back in full held ${fmtInt(a.records)} records, with no duplicate, no hole and no line that differs from the seed, so every finding above (if any) is the engine's.`
+        ? `The input was audited apart from the engine: the topic read back in full held ${fmtInt(a.records)} records, with no duplicate, no hole and no line that differs from the seed, so no finding (if any) comes from the input${(ev as WithFindings).storeLoss ? "; the collected logs show the store's own loss of data (see Findings), so not every finding is the engine's" : ": each is the engine's"}.`
         : `The input audit found anomalies in the topic itself, reported apart from the engine's findings: ${fmtInt(a.duplicates)} duplicate, ${fmtInt(a.holes)} missing, ${fmtInt(a.mismatched)} mismatched and ${fmtInt(a.misplaced)} misplaced records out of ${fmtInt(a.records)} (${a.findings.slice(0, 3).join('; ')}).`,
       '',
     );
@@ -532,13 +581,14 @@ export function renderReportFrom(ev: RunEvidence): string {
   };
   const parts = [
     ...title(x),
+    // A FAIL explains itself first: what the recount found, where, and what it shares.
+    ...findingsSection(ev),
     ...lead(x),
     ...provenance(x),
     ...measured(x),
     ...workload(x),
     ...survived(x),
     ...outcome(x),
-    ...findingsSection(ev),
     ...seedComparisonSection(ev, outcomes, x.produced, x.distinct),
     ...resourcesSection(ev),
     ...boundaries(x),

@@ -11,7 +11,8 @@
 import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { shortDuration } from '../campaigns/runner/progress.ts';
-import { COUNTER_NAMES, normalizeVerdictName, type Counters } from '../lib/evidence.ts';
+import { COUNTER_NAMES, FAILURE_CLASSES, normalizeVerdictName, type Counters, type FailureClass } from '../lib/evidence.ts';
+import { classifiedReasons, failureClasses } from '../lib/failure-class.ts';
 import { EVIDENCE } from '../lib/run-store.ts';
 
 export const LATEST = 'latest';
@@ -56,6 +57,8 @@ export interface RunListing {
   findings: number | null;
   /** verdict.json's reasons (why it is not a PASS). */
   reasons: string[];
+  /** The kinds of failure among the reasons (safety, liveness, coverage: lib/failure-class.ts), [] without reasons. */
+  failureClasses: FailureClass[];
   warnings: string[];
   /** Report files present in the run directory, by name relative to it. */
   report: string | null;
@@ -126,6 +129,12 @@ export function isRunDir(dir: string): boolean {
   return RUN_MARKERS.some((f) => existsSync(path.join(dir, f)));
 }
 
+/** A well-formed entry of verdict.json's classifiedReasons. */
+function isClassifiedReason(v: unknown): v is { reason: string; class: FailureClass } {
+  const o = obj(v);
+  return typeof o?.reason === 'string' && (FAILURE_CLASSES as readonly unknown[]).includes(o.class);
+}
+
 /** One run's summary from its evidence files. */
 export function readRunListing(dir: string): RunListing {
   const abs = path.resolve(dir);
@@ -175,6 +184,13 @@ export function readRunListing(dir: string): RunListing {
     firstFinding: first?.text ?? null,
     findings: findings ? findings.length : null,
     reasons: strings(verdict?.reasons),
+    failureClasses: failureClasses(
+      classifiedReasons({
+        reasons: strings(verdict?.reasons),
+        drainConverged: verdict?.drainConverged !== false,
+        ...(Array.isArray(verdict?.classifiedReasons) ? { classifiedReasons: verdict.classifiedReasons.filter(isClassifiedReason) } : {}),
+      }),
+    ),
     warnings: strings(verdict?.warnings),
     report: existsSync(path.join(abs, 'report.md')) ? 'report.md' : null,
     timeline,
@@ -327,7 +343,7 @@ export function formatRunSummary(r: RunListing): string {
     `started    ${r.startedAt ?? '—'}`,
     `ended      ${r.endedAt ? `${r.endedAt}${r.endedFrom === 'last evidence' ? ' (last sample or phase mark; no verdict.json)' : ''}` : '—'}`,
     `duration   ${formatDuration(r.durationS)}`,
-    `verdict    ${r.verdict ?? 'none: no verdict.json (the run is still going, or was killed)'}${r.exitCode !== null ? ` (exit ${r.exitCode})` : ''}`,
+    `verdict    ${r.verdict ?? 'none: no verdict.json (the run is still going, or was killed)'}${r.verdict === 'FAIL' && r.failureClasses.length ? ` (${r.failureClasses.join(', ')})` : ''}${r.exitCode !== null ? ` (exit ${r.exitCode})` : ''}`,
   ];
   if (r.produced !== null) lines.push(`events     ${r.produced.toLocaleString('en-US')} produced, ${(r.committedDistinct ?? 0).toLocaleString('en-US')} committed (distinct)`);
   if (r.counters) lines.push(`counters   ${countersText(r.counters)}`);

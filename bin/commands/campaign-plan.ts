@@ -2,6 +2,7 @@ import type { Command } from '../../lib/cli.ts';
 import { QualError } from '../../lib/errors.ts';
 import { campaignForMutant, loadForEngine } from '../../campaigns/per-mutant.ts';
 import { OVERRIDE_OPTIONS, OVERRIDES_HELP, applyOverrides, describeOverrides, parseOverrides } from '../../campaigns/overrides.ts';
+import { passBlockers } from '../../campaigns/pass-reachability.ts';
 import { planCampaign, renderPlanTable } from '../../campaigns/plan.ts';
 import { formatPlanWithHeader, harnessRevision } from '../../campaigns/plan-header.ts';
 import { faultKindsHelp, mutantNamesHelp } from './help-lists.ts';
@@ -15,6 +16,10 @@ each fault lands (seconds after the soak starts), its kind, target or protocol p
 long it is held and the composition it belongs to; then the totals by kind and the
 expected wall time (gate + soak + drain + recount, by their deadlines). No rig, no
 network: the same file and seed always print the same timeline.
+
+A campaign that cannot reach a PASS whatever the engine does (a mandatory protocol point of
+the engine not scheduled, a gate fault that cannot land) gets a warning on stderr naming
+why: such a run can only FAIL for coverage (or fail its gate).
 
 --json prints {"header": {...}, "faults": [...]}: the header names the campaign, file,
 seed, engine, soak, rate, fault and composition counts, expected wall time, the harness's
@@ -55,6 +60,9 @@ ${mutantNamesHelp()}`,
     const forMutant = campaignForMutant(file, mutant ?? file.engine.mutant);
     const campaign = applyOverrides(mutant === undefined ? forMutant : { ...forMutant, engine: { ...forMutant.engine, mutant } }, overrides);
     const plan = planCampaign(campaign);
+    // Before anything runs: a campaign that cannot PASS, whatever the engine does, says so (on stderr, so --json stays the plan).
+    const blockers = passBlockers(campaign, plan, engine);
+    if (blockers.length) console.error(['warning: this campaign cannot reach a PASS with ' + engine.name + ':', ...blockers.map((b) => `  - ${b}`)].join('\n'));
     if (values.json) process.stdout.write(formatPlanWithHeader(campaign, plan, harnessRevision()));
     else {
       console.log(renderPlanTable(campaign, plan));

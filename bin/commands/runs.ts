@@ -22,7 +22,8 @@ stderr). Nothing else is written.
 With --json: {"schemaVersion": 1, "runsDir", "latest", "runs": [...]}, one object per run
 with id (the directory's name), recordedId (the run id its evidence records), dir, campaign, engine, mutant, seed, revision, dirty, verdict (null without
 verdict.json), exitCode, startedAt, endedAt, endedFrom, durationS, produced,
-committedDistinct, counters, firstFinding, findings, reasons, warnings, report, timeline.
+committedDistinct, counters, firstFinding, findings, reasons, failureClasses (safety, liveness,
+coverage: the kinds of failure among the reasons), warnings, report, timeline.
 
 Exit codes: 0 listed (also when there are no runs), 254 bad arguments, 255 internal error.`,
   options: {

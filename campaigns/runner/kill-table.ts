@@ -11,7 +11,7 @@ export interface KillRow {
   /** null for the control run of the correct engine. */
   mutant: MutantInfo | null;
   verdict: Verdict['verdict'];
-  /** Recount counters above zero, `name=value`. */
+  /** Recount counters above zero, `name=value`, and the verdict's `acceptedForeign=n` (see catchesOf). */
   raised: string[];
   /** Seconds into the run and the counter of the first sample that showed the finding, or null. */
   firstFinding: { elapsedS: number; counter: string } | null;
@@ -28,6 +28,35 @@ export interface KillRow {
  */
 export function isCaught(mutant: MutantInfo, verdict: Pick<Verdict, 'verdict' | 'recount'> & Partial<Pick<Verdict, 'tamper'>>): boolean {
   return verdict.verdict === 'FAIL' && mutant.caughtBy.some((c) => (c === 'acceptedForeign' ? (verdict.tamper?.acceptedForeign ?? 0) > 0 : verdict.recount[c] > 0));
+}
+
+/**
+ * What showed a raised finding: the separate recount, counting the settled bucket, or the
+ * verdict's store-tamper judgement of the engine's reaction (it recovered through a foreign
+ * object at a key it re-completed and took it as its own: `acceptedForeign`), which no
+ * counter of the recount shows.
+ */
+export type CatchSource = 'recount' | 'store-tamper judgement';
+
+export interface Catch {
+  by: CatchSource;
+  /** The counter (duplicates, gaps, ...) or acceptedForeign. */
+  name: string;
+  value: number;
+}
+
+/** The raised list of a row (`name=value`, as qualify-mutants writes it), each with what showed it. */
+export function catchesOf(raised: readonly string[]): Catch[] {
+  return raised.map((r) => {
+    const [name = r, value = ''] = r.split('=');
+    return { by: name === 'acceptedForeign' ? 'store-tamper judgement' : 'recount', name, value: Number(value) };
+  });
+}
+
+/** A catch in the table's words: "recount: duplicates=3160", "store-tamper judgement: accepted a foreign object". */
+export function catchWords(c: Catch): string {
+  if (c.by === 'store-tamper judgement') return `${c.by}: accepted ${c.value === 1 ? 'a foreign object' : `${c.value} foreign objects`} as its own`;
+  return `${c.by}: ${c.name}=${c.value}`;
 }
 
 /** The first sample (samples.jsonl text) in which one of the counters is above zero. */
@@ -58,21 +87,25 @@ export function renderKillTable(o: { campaign: string; engine: string; rows: Kil
     '',
   ];
   const rows = o.rows.map((r) => {
-    const first = r.mutant ? (r.firstFinding ? `${r.firstFinding.elapsedS} s (${r.firstFinding.counter})` : 'after the drain (recount)') : '—';
+    const catches = catchesOf(r.raised);
+    // With no sample showing it, the finding came after the soak: from the recount, or from
+    // the store-tamper judgement alone (the engine's reaction at the tamper's heal).
+    const lateBy = catches.length && catches.every((c) => c.by === 'store-tamper judgement') ? 'the verdict (store-tamper judgement)' : 'the drain (recount)';
+    const first = r.mutant ? (r.firstFinding ? `${r.firstFinding.elapsedS} s (${r.firstFinding.counter})` : `after ${lateBy}`) : '—';
     const result = r.verdict === 'ABORTED' ? '**ABORTED**' : r.mutant ? (r.ok ? 'caught' : '**SURVIVED**') : r.ok ? 'passed' : '**CONTROL FAILED**';
     return [
       r.mutant ? r.mutant.name : '(none: the correct engine)',
       r.mutant ? r.mutant.mechanism : 'control',
       r.mutant ? `FAIL with ${r.mutant.caughtBy.join(' or ')}` : 'PASS',
       r.verdict,
-      r.raised.join(', ') || 'none',
+      catches.map(catchWords).join(', ') || 'none',
       first,
       result,
       r.runId,
       fmtDuration(r.wallS),
     ];
   });
-  lines.push(table(['mutant', 'mechanism', 'expected', 'verdict', 'counters raised (recount)', 'first finding', 'result', 'run', 'wall'], rows));
+  lines.push(table(['mutant', 'mechanism', 'expected', 'verdict', 'what caught it', 'first finding', 'result', 'run', 'wall'], rows));
   lines.push('');
   if (aborted) lines.push(`ABORTED: the command was stopped during ${o.rows.find((r) => r.verdict === 'ABORTED')!.runId}; the mutants after it were not run, and nothing is shown for them.`);
   if (survivors.length) lines.push(`${survivors.length} mutant(s) survived (${survivors.map((r) => r.mutant!.name).join(', ')}): the harness has a defect to fix — a schedule that never hits the mutant's window, or a counter the oracle does not raise.`);
@@ -87,7 +120,20 @@ export interface KillTableJson {
   campaign: string;
   engine: string;
   wallS: number;
-  rows: { mutant: string | null; caughtBy: string[]; verdict: Verdict['verdict']; raised: string[]; firstFinding: KillRow['firstFinding']; ok: boolean; runId: string; wallS: number }[];
+  rows: {
+    mutant: string | null;
+    /** What the mutant must raise (counters, or acceptedForeign). */
+    caughtBy: string[];
+    verdict: Verdict['verdict'];
+    /** What the run raised, `name=value`: the recount's counters and the verdict's acceptedForeign. */
+    raised: string[];
+    /** The same, each with what showed it (the recount or the store-tamper judgement). */
+    shownBy: Catch[];
+    firstFinding: KillRow['firstFinding'];
+    ok: boolean;
+    runId: string;
+    wallS: number;
+  }[];
 }
 
 export function killTableJson(o: { campaign: string; engine: string; rows: KillRow[]; wallS: number }): KillTableJson {
@@ -95,7 +141,7 @@ export function killTableJson(o: { campaign: string; engine: string; rows: KillR
     campaign: o.campaign,
     engine: o.engine,
     wallS: o.wallS,
-    rows: o.rows.map((r) => ({ mutant: r.mutant?.name ?? null, caughtBy: r.mutant ? [...r.mutant.caughtBy] : [], verdict: r.verdict, raised: r.raised, firstFinding: r.firstFinding, ok: r.ok, runId: r.runId, wallS: r.wallS })),
+    rows: o.rows.map((r) => ({ mutant: r.mutant?.name ?? null, caughtBy: r.mutant ? [...r.mutant.caughtBy] : [], verdict: r.verdict, raised: r.raised, shownBy: catchesOf(r.raised), firstFinding: r.firstFinding, ok: r.ok, runId: r.runId, wallS: r.wallS })),
   };
 }
 

@@ -1,9 +1,11 @@
 /**
  * The verdict, as a pure function of what the run showed. PASS only when everything
- * holds; otherwise every reason is listed. Exit codes: PASS 0, FAIL and GATE_FAILED 1,
+ * holds; otherwise every reason is listed, each with its failure class (safety, liveness or
+ * coverage: lib/failure-class.ts), which explains the verdict and never changes it. Exit codes: PASS 0, FAIL and GATE_FAILED 1,
  * ABORTED and UNKNOWN (a heal failed, nothing else wrong) 2.
  */
 import { COUNTER_NAMES, VERDICT_SCHEMA_VERSION, type VerdictSubject, type ChaosRecord, type Counters, type GateResult, type LedgerEntry, type Recount, type ResourceSample, type Verdict } from '../../lib/evidence.ts';
+import { reasonClass } from '../../lib/failure-class.ts';
 import { exhaustionChecks } from '../../lib/resource-trend.ts';
 import { acceptedForeign, attributeTamper, tamperWindows } from './tamper.ts';
 
@@ -150,6 +152,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
     verdict,
     exitCode: verdict === 'PASS' ? 0 : verdict === 'ABORTED' || verdict === 'UNKNOWN' ? 2 : 1,
     reasons,
+    classifiedReasons: reasons.map((reason) => ({ reason, class: reasonClass(reason, v.drainConverged) })),
     warnings,
     produced: v.produced,
     committedDistinct: v.recount?.distinctEvents ?? 0,

@@ -36,7 +36,8 @@ t.test('a sink that never opens fails the gate and nothing soaks', async (t) => 
   }) as Engine;
   const { runDir, verdict } = await runCampaign({ campaignFile: file, engine, runId: `gate-test-${Date.now()}`, progress: new Progress() });
   t.equal(verdict.verdict, 'GATE_FAILED');
-  t.equal(verdict.schemaVersion, 2);
+  t.equal(verdict.schemaVersion, 3);
+  t.same(verdict.classifiedReasons?.map((r) => r.class), verdict.reasons.map(() => 'coverage'), 'a failed gate is a coverage failure');
   t.same([verdict.campaign, verdict.seed, verdict.engine?.name], ['gate-test', 'gate-1', 'clink'], 'verdict.json says what it is about');
   t.equal(verdict.exitCode, 1);
   const gate = JSON.parse(readFileSync(path.join(runDir, 'gate.json'), 'utf8')) as GateResult;

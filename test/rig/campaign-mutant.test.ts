@@ -45,6 +45,9 @@ t.test('qualify-mutants over campaigns/mutants.yaml: the control PASSes and ever
   for (const row of kill.rows.filter((x) => x.mutant)) {
     const raised = row.raised.map((x) => x.split('=')[0]!);
     t.ok(row.ok && row.verdict === 'FAIL' && raised.some((c) => row.caughtBy.includes(c)), `${row.mutant}: FAIL with ${raised.join(', ') || 'nothing'} (must raise ${row.caughtBy.join(' or ')}; ${row.wallS} s)`);
+    // What showed each raised finding: the recount for counters, the store-tamper judgement for acceptedForeign.
+    t.strictSame(row.shownBy.map((c) => `${c.name}=${c.value}`), row.raised, `${row.mutant}: every raised finding names what showed it`);
+    t.ok(row.shownBy.every((c) => (c.name === 'acceptedForeign') === (c.by === 'store-tamper judgement')), `${row.mutant}: ${row.shownBy.map((c) => `${c.by}: ${c.name}`).join(', ') || 'nothing'}`);
   }
   t.match(readFileSync(tableAt![1]!, 'utf8'), 'Every mutant run was caught.', 'the Markdown table says so');
 });

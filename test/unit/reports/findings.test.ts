@@ -65,3 +65,32 @@ t.test("a finding on an object the harness's own store-tamper touched is named a
   t.match(md, /\| duplicates 1\/3 \|[^\n]*\| f002 partition worker-3, 20 s before chk 9 \|/, "the engine's finding keeps its cause");
   t.match(md, /and 1 mutated object that the harness's own store-tamper faults changed, reported apart/);
 });
+
+t.test('a FAIL explains itself: findings right after the verdict, before the lead; the shape they share', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-rep-findings-order-'));
+  cpSync(FIXTURE, dir, { recursive: true });
+  const second: Finding = { ...planted[0]!, n: 2, event: { p: 2, seq: 5200 }, range: { from: 5200, to: 5201 } };
+  writeFindings(path.join(dir, 'findings.jsonl'), [planted[0]!, second]);
+  const md = renderReport(dir);
+  const verdictAt = md.indexOf('**Verdict: FAIL');
+  const findingsAt = md.indexOf('## Findings');
+  t.ok(verdictAt > 0 && findingsAt > verdictAt, 'the findings follow the verdict');
+  t.ok(findingsAt < md.indexOf('This run FAILED'), 'and come before the lead');
+  t.ok(findingsAt < md.indexOf('## Provenance') && findingsAt < md.indexOf('## Measured outcome'), 'and before the measured outcome');
+  t.match(md, /What the 2 kept findings of duplicates \(of 3 in all; findings\.jsonl keeps the first 2\) share: all on partition 2; all in objects of subtask 1; every one on the first line of the first object after an epoch change/);
+  t.notMatch(md, /The store lost data/, 'no F-1 signature in these logs: nothing said about the store');
+});
+
+t.test("the store's own loss (F-1) is named in the findings when the collected logs show its signature; the verdict stays", async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-rep-findings-f1-'));
+  cpSync(FIXTURE, dir, { recursive: true });
+  writeFindings(path.join(dir, 'findings.jsonl'), planted);
+  const log = path.join(dir, 'logs/worker-3/worker.log');
+  writeFileSync(log, readFileSync(log, 'utf8') + '2026-08-21T10:17:00.000Z worker-3 s3_2pc_sink integrity error: subtask=1 checkpoint=9 epoch=2: staged parts missing or changed (InvalidPart) 20 times and no object at runs/q/subtask=1/epoch=2/chk=9.jsonl: the checkpointed records are LOST\n');
+  const md = renderReport(dir);
+  const section = md.slice(md.indexOf('## Findings'), md.indexOf('\n## ', md.indexOf('## Findings') + 3));
+  t.match(section, /\*\*The store lost data\.\*\* 1 line of the logs collected from worker-3 shows a re-commit answered InvalidPart with no object at the key/);
+  t.match(section, 'consistent with the store defect F-1 (docs/findings/minio-complete-cancel.md)');
+  t.match(md, /\*\*Verdict: FAIL \(safety\)\.\*\*/, 'the verdict is unchanged');
+  t.notMatch(md, /every finding above \(if any\) is the engine's/);
+});

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readRunEvidence } from '../../../reports/evidence.ts';
 import { renderJunit } from '../../../reports/junit.ts';
-import { renderReport, writeReports } from '../../../reports/report.ts';
+import { renderReport, verdictHeadline, writeReports } from '../../../reports/report.ts';
 import { renderTimelineSvg } from '../../../reports/timeline-svg.ts';
 import type { ChaosRecord, PlannedFault, Sample, Verdict } from '../../../lib/evidence.ts';
 
@@ -124,6 +124,26 @@ t.test('the numbers follow the evidence: change them in a copy and the report ch
   t.match(third, `- ${br.id} broker-restart on ${br.target}: not recovered — no checkpoint within 60 s`);
 });
 
+t.test("a PASS with the harness's own store-tamper mutations: both columns on the engine's basis, no disagreement row", async (t) => {
+  const dir = copyRun(t, 'run-pass');
+  const vf = path.join(dir, 'verdict.json');
+  const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
+  // As decideVerdict writes it: verdict.json's counters have the harness's mutations taken out; recount.json has them in.
+  writeFileSync(vf, JSON.stringify({ ...v, tamper: { reactions: [{ faultId: 'f099', variant: 'overwrite', keys: ['k1'], reaction: 'not-met' }], harnessMutations: { oracle: 3, recount: 2 }, acceptedForeign: 0 } }, null, 2));
+  const rf = path.join(dir, 'recount.json');
+  const r = JSON.parse(readFileSync(rf, 'utf8'));
+  writeFileSync(rf, JSON.stringify({ ...r, counters: { ...r.counters, mutations: 2 } }, null, 2));
+  const md = renderReport(dir);
+  t.match(md, /\*\*Verdict: PASS\*\*/);
+  const outcome = md.slice(md.indexOf('## Measured outcome'), md.indexOf('\n## ', md.indexOf('## Measured outcome') + 3));
+  const rows = outcome.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Property') && !l.startsWith('|---'));
+  t.ok(rows.length >= 8, 'the outcome table has its rows');
+  t.notOk(rows.some((l) => l.includes('**no**')), 'no row of a PASS says the recount and the oracle disagree');
+  t.match(outcome, /\| Committed objects changed or gone after being judged \| 0 \| 0 \| yes \|/);
+  t.match(outcome, "taken out of both columns and shown apart here: 2 in the recount (2 counted in all), 3 seen by the oracle");
+  t.match(outcome, 'The recount agrees with the oracle');
+});
+
 t.test('re-reporting stored evidence gives the same bytes', async (t) => {
   for (const name of ['run-pass', 'run-fail', 'run-aborted']) {
     t.equal(renderReport(fx(name)), read(fx(name), 'report.md'), `${name}: report.md as stored`);
@@ -145,8 +165,11 @@ t.test('a FAIL run says so up front, with the reasons, and does not count what d
   const v = JSON.parse(read(fx('run-fail'), 'verdict.json')) as Verdict;
   const head = md.slice(0, md.indexOf('## Provenance'));
   t.match(head, /— FAIL\n/);
-  t.match(head, '**Verdict: FAIL.** This run does not support the claim: the verdict is FAIL (exit code 1).');
-  for (const r of v.reasons) t.match(head, `- ${r}`);
+  t.match(head, '**Verdict: FAIL (safety).** The engine was shown wrong (it also failed for liveness and coverage): the verdict is FAIL (exit code 1).');
+  for (const r of v.reasons) t.match(head, `- ${r} (`);
+  t.match(head, /- the recount found 3 duplicates \(safety\)/);
+  t.match(head, /- mandatory protocol point sink\.after-commit not covered \(coverage\)/);
+  t.match(head, /did not recover within 60 s \(liveness\)/);
   for (const w of v.warnings) t.match(head, `- ${w}`);
   t.match(md, /Not counted as survived \(2\):/);
   const ac = planOf('run-fail').find((f) => f.point === 'sink.after-commit')!;
@@ -157,6 +180,40 @@ t.test('a FAIL run says so up front, with the reasons, and does not count what d
   t.match(md, 'Mandatory points not covered: `sink.after-commit`.');
   t.match(md, /\| Duplicates \(an event id committed twice\) \| 3 \| 3 \| yes \|/);
   t.match(md, '- **Demonstrated:** nothing.');
+});
+
+t.test('the headline of a FAIL names the kind of failure: safety, liveness only, coverage only', async (t) => {
+  const why = 'the verdict is FAIL (exit code 1)';
+  t.equal(verdictHeadline('FAIL', ['safety'], why), '**Verdict: FAIL (safety).** The engine was shown wrong: the verdict is FAIL (exit code 1).');
+  t.match(verdictHeadline('FAIL', ['liveness'], why), /^\*\*Verdict: FAIL \(liveness only\)\.\*\* Nothing was shown wrong, but the run did not recover or settle within its deadlines,/);
+  t.match(verdictHeadline('FAIL', ['coverage'], why), /^\*\*Verdict: FAIL \(coverage only\)\.\*\* Nothing was shown either way:/);
+  t.match(verdictHeadline('FAIL', ['liveness', 'coverage'], why), /^\*\*Verdict: FAIL \(liveness and coverage\)\.\*\*/);
+  t.equal(verdictHeadline('GATE_FAILED', ['coverage'], 'x'), '**Verdict: GATE_FAILED.** This run does not support the claim: x.', 'other verdicts keep their own word');
+  // A FAIL for coverage alone, rendered from a run directory: one worker-kill and a mandatory point never reached.
+  const dir = copyRun(t, 'run-fail');
+  const vf = path.join(dir, 'verdict.json');
+  const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
+  writeFileSync(vf, JSON.stringify({ ...v, reasons: ['mandatory protocol point not covered: sink.after-commit'], classifiedReasons: [{ reason: 'mandatory protocol point not covered: sink.after-commit', class: 'coverage' }] }, null, 2));
+  const md = renderReport(dir);
+  t.match(md, '**Verdict: FAIL (coverage only).** Nothing was shown either way');
+  t.match(md, '- mandatory protocol point not covered: sink.after-commit (coverage)');
+  t.notMatch(md.slice(0, md.indexOf('## Provenance')), 'The engine was shown wrong');
+});
+
+t.test('a FAIL leads with what failed; a mutant run says so in its title', async (t) => {
+  const md = renderReport(fx('run-fail'));
+  const lead = md.split('\n').find((l) => l.startsWith('This run FAILED'));
+  t.ok(lead, 'the lead paragraph opens with the failure');
+  t.match(lead!, /^This run FAILED: the engine was shown wrong \(the recount found 3 duplicates; 3 more reasons above\)\./);
+  t.match(lead!, /18 faults landed and were recovered from, which does not make up for what failed\./);
+  t.notMatch(renderReport(fx('run-pass')), /This run FAILED|does not make up/, 'a PASS keeps its lead');
+  t.notMatch(md.split('\n')[0]!, /mutant/, 'the correct engine: no mutant in the title');
+  const dir = copyRun(t, 'run-fail');
+  const pf = path.join(dir, 'provenance.json');
+  const p = JSON.parse(readFileSync(pf, 'utf8'));
+  p.engine.mutant = 'commit-at-prepare';
+  writeFileSync(pf, JSON.stringify(p, null, 2));
+  t.match(renderReport(dir).split('\n')[0]!, /^# quick \(mutant run: sink mutant `commit-at-prepare`, broken on purpose\): exactly-once .* — FAIL$/);
 });
 
 t.test('an aborted run: missing evidence named, nothing certified', async (t) => {
@@ -305,7 +362,14 @@ t.test('the input audit: clean or not, and how much a tailed audit had left to r
   writeFileSync(path.join(dir, 'input-audit.json'), JSON.stringify(audit));
   let md = renderReport(dir);
   t.match(md, 'the topic read back in full held 102,600 records, with no duplicate');
+  t.match(md, "so no finding (if any) comes from the input: each is the engine's.");
   t.notMatch(md, 'tailed the topic', 'an audit read after the run says nothing of a tail');
+  // With F-1's signature in the collected logs, a clean input no longer makes every finding the engine's.
+  const log = path.join(dir, 'logs/worker-1/worker.log');
+  const before = readFileSync(log, 'utf8');
+  writeFileSync(log, before + 'Recovering commit failed for object k. Object does not exist and MultiPart Upload u is not valid.\n');
+  t.match(renderReport(dir), "so no finding (if any) comes from the input; the collected logs show the store's own loss of data (see Findings), so not every finding is the engine's.");
+  writeFileSync(log, before);
   writeFileSync(path.join(dir, 'input-audit.json'), JSON.stringify({ ...audit, tail: { leftAtFinish: 1234, finishMs: 1800, reopened: 2 } }));
   md = renderReport(dir);
   t.match(md, 'when the run ended, 1,234 records were left to read, read in 1.8 s (its stream was re-opened 2 times, each time from the next unread offset).');

@@ -58,6 +58,7 @@ t.test('listRuns reads every run from its evidence, newest start first, and noth
   t.equal(f.firstFinding, 'duplicates: event (1, 2050) committed twice', 'the first line of findings.jsonl of a counter the verdict raised');
   t.equal(f.findings, 3);
   t.equal(f.reasons[0], 'the recount found 3 duplicates');
+  t.same(f.failureClasses, ['safety', 'liveness', 'coverage'], 'the kinds of failure among the reasons, classed from their text (a schema-2 verdict.json)');
   const a = byId.get(aborted.id)!;
   t.equal(a.verdict, null, 'no verdict.json: no verdict, not a guess');
   t.equal(a.counters, null);
@@ -79,7 +80,7 @@ t.test('the table: one line per run, verdicts, durations, the first finding or r
   t.match(formatRunsTable(listRuns(r), { width: 200 }), /FAIL\s+6m16s\s+\(reason\) the recount found 3 duplicates/, 'without findings.jsonl a FAIL shows its first reason, marked as one');
   t.equal(formatRunsTable([]), 'no runs');
   const summary = formatRunSummary(findRun(r, fail.id)!);
-  t.match(summary, /verdict {4}FAIL \(exit 1\)/);
+  t.match(summary, /verdict {4}FAIL \(safety, liveness, coverage\) \(exit 1\)/, "the verdict with the kinds of failure among its reasons");
   t.match(summary, /counters {3}duplicates 3/);
   t.match(summary, /  - fault f002 \(partition\) did not recover within 60 s/);
 });
@@ -120,7 +121,7 @@ t.test('clink-qual runs --json, runs show, exit codes', async (t) => {
   t.same(doc.runs[2]!.counters, { duplicates: 3, gaps: 0, foreign: 0, corrupted: 0, mutations: 0, pastProduced: 0 });
   t.equal(doc.runs[2]!.firstFinding, 'duplicates: event (1, 2050) committed twice');
   t.equal(doc.runs[0]!.recordedId, pass.id, "the run id the evidence records (the fixture's directory is named after it)");
-  t.same(Object.keys(doc.runs[0]!).sort(), ['campaign', 'committedDistinct', 'counters', 'dir', 'dirty', 'durationS', 'endedAt', 'endedFrom', 'engine', 'exitCode', 'findings', 'firstFinding', 'id', 'mutant', 'produced', 'reasons', 'recordedId', 'report', 'revision', 'seed', 'startedAt', 'timeline', 'verdict', 'warnings'], 'the documented fields');
+  t.same(Object.keys(doc.runs[0]!).sort(), ['campaign', 'committedDistinct', 'counters', 'dir', 'dirty', 'durationS', 'endedAt', 'endedFrom', 'engine', 'exitCode', 'failureClasses', 'findings', 'firstFinding', 'id', 'mutant', 'produced', 'reasons', 'recordedId', 'report', 'revision', 'seed', 'startedAt', 'timeline', 'verdict', 'warnings'], 'the documented fields');
   t.equal(existsSync(path.join(r, 'index.html')), false, 'runs writes nothing but latest');
 
   const table = cliRun(['runs', '--runs-dir', r]);
@@ -134,6 +135,7 @@ t.test('clink-qual runs --json, runs show, exit codes', async (t) => {
   const showFail = cliRun(['runs', 'show', fail.id, '--runs-dir', r]);
   t.equal(showFail.code, 0, 'show exits 0 whatever the verdict');
   t.match(showFail.stdout, `findings   3 in findings.jsonl; first: duplicates: event (1, 2050) committed twice`);
+  t.match(showFail.stdout, 'verdict    FAIL (safety, liveness, coverage) (exit 1)', 'the kinds of failure beside the verdict');
   const byPath = cliRun(['runs', 'show', path.join(r, fail.id), '--json']);
   t.equal(byPath.code, 0, 'a run directory given by its path');
   t.equal((JSON.parse(byPath.stdout) as RunListing).verdict, 'FAIL');

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { firstFinding, isCaught, killTableExit, killTableJson, renderKillTable, type KillRow } from '../../../../campaigns/runner/kill-table.ts';
+import { catchesOf, firstFinding, isCaught, killTableExit, killTableJson, renderKillTable, type KillRow } from '../../../../campaigns/runner/kill-table.ts';
 import { raisedCounters, zeroCounters, type Counters, type Sample } from '../../../../lib/evidence.ts';
 import type { MutantInfo } from '../../../../engine/engine.ts';
 
@@ -41,7 +41,7 @@ t.test('the table: control row, mutant rows, survivors named, exit status', asyn
   const md = renderKillTable({ campaign: 'campaigns/quick.yaml', engine: 'clink', rows, wallS: 1234 });
   t.match(md, /2 mutant\(s\) and a control run of the correct engine; wall time 20 min 34 s/);
   t.match(md, /\| \(none: the correct engine\) \| control \| PASS \| PASS \| none \| — \| passed \| c \|/);
-  t.match(md, /\| commit-at-prepare \| completes at \\\| prepare \| FAIL with duplicates \| FAIL \| duplicates=5 \| 42 s \(duplicates\) \| caught \| r1 \| 6 min 10 s \|/, 'a pipe in the mechanism cannot break the table');
+  t.match(md, /\| commit-at-prepare \| completes at \\\| prepare \| FAIL with duplicates \| FAIL \| recount: duplicates=5 \| 42 s \(duplicates\) \| caught \| r1 \| 6 min 10 s \|/, 'a pipe in the mechanism cannot break the table');
   t.match(md, /\| offsets-off-by-one \| .* \| PASS \| none \| after the drain \(recount\) \| \*\*SURVIVED\*\* \|/);
   t.match(md, /1 mutant\(s\) survived \(offsets-off-by-one\)/);
   t.equal(killTableExit(rows), 1);
@@ -75,10 +75,27 @@ t.test("the JSON kill table: each run by its mutant's name, what it must raise a
     engine: 'clink',
     wallS: 1000,
     rows: [
-      { mutant: null, caughtBy: [], verdict: 'PASS', raised: [], firstFinding: null, ok: true, runId: 'c', wallS: 300 },
-      { mutant: 'commit-at-prepare', caughtBy: ['duplicates'], verdict: 'FAIL', raised: ['duplicates=5'], firstFinding: { elapsedS: 42, counter: 'duplicates' }, ok: true, runId: 'r1', wallS: 370 },
-      { mutant: 'offsets-off-by-one', caughtBy: ['gaps', 'duplicates'], verdict: 'PASS', raised: [], firstFinding: null, ok: false, runId: 'r2', wallS: 370 },
+      { mutant: null, caughtBy: [], verdict: 'PASS', raised: [], shownBy: [], firstFinding: null, ok: true, runId: 'c', wallS: 300 },
+      { mutant: 'commit-at-prepare', caughtBy: ['duplicates'], verdict: 'FAIL', raised: ['duplicates=5'], shownBy: [{ by: 'recount', name: 'duplicates', value: 5 }], firstFinding: { elapsedS: 42, counter: 'duplicates' }, ok: true, runId: 'r1', wallS: 370 },
+      { mutant: 'offsets-off-by-one', caughtBy: ['gaps', 'duplicates'], verdict: 'PASS', raised: [], shownBy: [], firstFinding: null, ok: false, runId: 'r2', wallS: 370 },
     ],
   });
   t.strictSame(JSON.parse(JSON.stringify(j)), j, 'plain JSON: it survives a round trip');
+});
+
+t.test("what caught a mutant: the recount's counters apart from the store-tamper judgement, which the recount did not raise", async (t) => {
+  t.same(catchesOf(['duplicates=3160', 'acceptedForeign=2']), [
+    { by: 'recount', name: 'duplicates', value: 3160 },
+    { by: 'store-tamper judgement', name: 'acceptedForeign', value: 2 },
+  ]);
+  const trust: MutantInfo = { name: 'trust-existing-object', mechanism: 'takes any object', caughtBy: ['acceptedForeign'] };
+  const rows = [row({}), row({ mutant: trust, raised: ['acceptedForeign=1'], firstFinding: null, runId: 'r3' })];
+  const md = renderKillTable({ campaign: 'q', engine: 'e', rows, wallS: 1 });
+  t.match(md, /\| what caught it \| first finding \|/);
+  t.notMatch(md, /counters raised \(recount\)/, 'no column credits the recount with every catch');
+  t.match(md, /\| trust-existing-object \| .* \| FAIL \| store-tamper judgement: accepted a foreign object as its own \| after the verdict \(store-tamper judgement\) \| caught \|/);
+  t.match(md, /\| commit-at-prepare \| .* \| recount: duplicates=5 \| 42 s \(duplicates\) \|/);
+  const j = killTableJson({ campaign: 'q', engine: 'e', rows, wallS: 1 });
+  t.same(j.rows[1]!.raised, ['acceptedForeign=1'], 'raised keeps its name=value form for the readers that split it');
+  t.same(j.rows[1]!.shownBy, [{ by: 'store-tamper judgement', name: 'acceptedForeign', value: 1 }]);
 });

@@ -103,11 +103,11 @@ t.test('a failed heal makes an otherwise clean run UNKNOWN (exit 2), and does no
   t.match(f.reasons.join('\n'), /fault f2 could not be healed/);
 });
 
-t.test('verdict.json schema 2: what it is about, and GATE_FAILED; old files still read', async (t) => {
+t.test('verdict.json schema 3 (2: what it is about, and GATE_FAILED; 3: classified reasons); old files still read', async (t) => {
   const subject = { campaign: 'quick', seed: 'quick-1', engine: { name: 'clink', mutant: 'none' }, revision: { revision: 'abc123def456', dirty: false } };
   const v = decideVerdict(base({ subject }));
   t.equal(v.schemaVersion, VERDICT_SCHEMA_VERSION);
-  t.equal(v.schemaVersion, 2);
+  t.equal(v.schemaVersion, 3);
   t.same([v.campaign, v.seed, v.engine, v.revision], [subject.campaign, subject.seed, subject.engine, subject.revision]);
   t.equal(decideVerdict(base()).campaign, undefined, 'no subject given: none written');
   t.equal(normalizeVerdictName('GATE FAILED'), 'GATE_FAILED', "a schema-1 file's gate failure");

@@ -1,0 +1,17 @@
+import t from 'tap';
+import { storeLossSignature } from '../../../reports/store-loss.ts';
+
+t.test("F-1's signature: a re-commit answered InvalidPart with no object at the key, in Clink's and Flink's words", async (t) => {
+  const clink = '2026-12-03T23:36:00Z worker-3 s3_2pc_sink integrity error: subtask=1 checkpoint=42 epoch=3: staged parts missing or changed (InvalidPart) 20 times and no object at runs/x/subtask=1/epoch=3/chk=42.jsonl: the checkpointed records are LOST (InvalidPart)';
+  const flink = 'java.io.IOException: Recovering commit failed for object runs/x/part-94d2-14.jsonl. Object does not exist and MultiPart Upload 3f2a is not valid.';
+  const s = storeLossSignature([
+    { path: 'logs/worker-3/worker.log', text: `started\n${clink}\nother\n` },
+    { path: 'logs/worker-2/taskmanager.log', text: `${flink}\n${flink}\n` },
+  ]);
+  t.same(s, { lines: 3, hosts: ['worker-2', 'worker-3'], example: clink });
+});
+
+t.test('no signature: InvalidPart resolved (the object is there), NoSuchUpload after a finished completion, no logs', async (t) => {
+  t.equal(storeLossSignature([{ path: 'logs/worker-1/worker.log', text: 'completion refused (InvalidPart); the object at k is ours: resolved\nNoSuchUpload: object present with the expected ETag\n' }]), null);
+  t.equal(storeLossSignature([]), null);
+});
