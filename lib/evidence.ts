@@ -9,7 +9,7 @@
  *   gate.json           GateResult
  *   samples.jsonl       Sample, one a line
  *   ledger.jsonl        LedgerEntry, one a line (the oracle's ETag ledger)
- *   checkpoints.jsonl   { id, epoch, at } of every completed checkpoint seen
+ *   checkpoints.jsonl   { id, epoch, at, seenAt } of every completed checkpoint seen (at: the engine's clock; seenAt: the harness's, when its health poll first listed it)
  *   phases.jsonl        PhaseMark, one a line: when each phase (gate, soak, ...) started and ended
  *   resources.jsonl     ResourceSample, one a line (campaigns/runner/resources.ts)
  *   recount.json        Recount (written by the separate recount process)
