@@ -273,6 +273,8 @@ t.test("a composition's first fault is timed to the first checkpoint after its o
   const healedF1 = Date.parse(records.find((r) => r.faultId === 'f1' && r.phase === 'healed')!.t);
   const compHeal = Date.parse((comp[0]!.evidence as { lastHealAt: string }).lastHealAt);
   t.ok(compHeal - healedF1 >= 2500, `the composition's clock starts at its last heal, ${compHeal - healedF1} ms after f1's`);
+  const compCheckpoint = Date.parse((comp[0]!.evidence as { checkpointAt: string }).checkpointAt);
+  t.ok((compCheckpoint - healedF1) / 1000 >= 4, `timed to the episode's checkpoint, f1 would have shown ${(compCheckpoint - healedF1) / 1000} s (the composition's wait), not its own 0.5 s`);
   t.ok(records.indexOf(comp[0]!) > records.indexOf(rec('f1')!) && records.indexOf(comp[0]!) > records.indexOf(rec('f2')!), "after the steps' own records");
 });
 
