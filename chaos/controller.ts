@@ -1,15 +1,21 @@
 /**
  * The chaos controller: walks the seeded plan, lands each fault through its package,
- * holds it, heals it, and measures recovery (time from the heal to the next completed
- * checkpoint). Every phase goes to chaos.jsonl as it happens:
+ * holds it, heals it, and measures recovery (time from the fault's own heal to the next
+ * completed checkpoint). Every phase goes to chaos.jsonl as it happens:
  *   planned → landed (evidence) | not-landed → healed (evidence) | heal-failed → recovered (recoveryS) | not-recovered
+ * and, once per composition episode, after its steps' records:
+ *   composition-recovered (recoveryS: from the composition's last heal) | composition-not-recovered
  * A heal that throws is recorded as heal-failed (never healed); the verdict is then at most UNKNOWN.
  * A fault that did not land is never counted as survived.
  *
  * Faults run in episodes: a lone fault, or all the faults of one composition (which
  * overlap on purpose: the store goes down, then a worker is killed). Episodes run one
  * after another, each starting at its planned time or when the previous one has
- * recovered, whichever is later, so a recovery time belongs to one episode.
+ * recovered, whichever is later. Within a composition each step's recovery is waited for
+ * from its own heal (a step healed early may recover while a later one is still active);
+ * a step whose own wait runs out before the composition's last heal recovers, if at all,
+ * with the composition's checkpoint, still timed from its own heal. The composition's own
+ * recovery, from its last heal, is recorded apart.
  *
  * Every landed fault is registered for healing the moment it lands; `healActive()` heals
  * whatever is still active (on abort, or after an error).
@@ -136,8 +142,9 @@ export class ChaosController {
     // that needs the later ones to land at all (a recovery-only protocol point) lets them
     // go early through hooks.ready().
     const settled: Promise<void>[] = [];
+    type StepResult = FaultOutcome & { healedAt?: number; checkpointAt?: number | null; landedFault?: LandedFault };
     const results = await Promise.all(
-      ep.map(async (f, i): Promise<FaultOutcome & { healedAt?: number; landedFault?: LandedFault }> => {
+      ep.map(async (f, i): Promise<StepResult> => {
         let markSettled!: () => void;
         settled[i] = new Promise<void>((r) => (markSettled = r));
         const earlier = settled.slice(0, i);
@@ -162,24 +169,33 @@ export class ChaosController {
         markSettled();
         await sleep((f.durationS ?? 0) * 1000, signal);
         if (signal.aborted) return { fault: f, landed: true, healed: false, recovered: false, reason: 'aborted while active' };
+        let healedAt: number;
         try {
           const ev = await landed.heal();
+          healedAt = Date.now();
           this.active.delete(f.id);
           this.rec(f, 'healed', { evidence: ev });
-          return { fault: f, landed: true, healed: true, recovered: false, healedAt: Date.now(), landedFault: landed };
         } catch (err) {
           this.rec(f, 'heal-failed', { detail: `heal failed: ${(err as Error).message}` });
           return { fault: f, landed: true, healed: false, recovered: false, reason: `heal failed: ${(err as Error).message}` };
         }
+        // Recovery from this fault's own heal: waiting starts now, so a checkpoint that
+        // completes while a later step of the composition is still active counts for it.
+        const checkpointAt = signal.aborted ? null : await this.nextCheckpointAfter(healedAt);
+        return { fault: f, landed: true, healed: true, recovered: false, healedAt, checkpointAt, landedFault: landed };
       }),
     );
-    // Recovery: the next completed checkpoint after the episode's last heal.
-    const healedAt = Math.max(...results.map((r) => r.healedAt ?? 0));
-    let checkpointAt: number | null = null;
-    if (healedAt > 0 && !signal.aborted) checkpointAt = await this.nextCheckpointAfter(healedAt);
+    // The composition's own recovery: the first completed checkpoint after its last heal,
+    // which is the last-healed step's own recovery (the same wait from the same instant).
+    const healedSteps = results.filter((r) => r.healedAt !== undefined);
+    const lastHealed = healedSteps.reduce<StepResult | undefined>((a, r) => (!a || r.healedAt! >= a.healedAt! ? r : a), undefined);
+    const compositionAt = lastHealed?.checkpointAt ?? null;
     for (const r of results) {
-      const { healedAt: h, landedFault, ...outcome } = r;
+      const { healedAt: h, checkpointAt: own, landedFault, ...outcome } = r;
       if (outcome.landed && outcome.healed && !signal.aborted) {
+        // A step whose own wait ran out while a later step still held the engine down
+        // recovers with the composition: timed from its own heal all the same.
+        const checkpointAt = own ?? (compositionAt !== null && compositionAt > h! ? compositionAt : null);
         if (checkpointAt !== null) {
           const problem = landedFault?.verifyRecovery ? await landedFault.verifyRecovery() : null;
           const recoveryS = Math.round((checkpointAt - h!) / 100) / 10;
@@ -187,7 +203,7 @@ export class ChaosController {
             this.rec(r.fault, 'not-recovered', { detail: problem, recoveryS });
             outcome.reason = problem;
           } else {
-            this.rec(r.fault, 'recovered', { recoveryS, evidence: { checkpointAt: new Date(checkpointAt).toISOString() } });
+            this.rec(r.fault, 'recovered', { recoveryS, evidence: { checkpointAt: new Date(checkpointAt).toISOString(), ...(own === null ? { withComposition: true } : {}) } });
             outcome.recovered = true;
             outcome.recoveryS = recoveryS;
           }
@@ -197,6 +213,23 @@ export class ChaosController {
         }
       }
       this.outcomes.push(outcome);
+    }
+    const composition = ep[0]!.composition;
+    if (composition && lastHealed && !signal.aborted) this.recordCompositionRecovery(composition, ep, lastHealed, compositionAt);
+  }
+
+  /**
+   * One record per composition episode: its own recovery, from its last heal to the first
+   * completed checkpoint after it. It carries the last-healed step's id and kind (the heal it
+   * is timed from), so every reader that follows a fault by its id and phase reads past it.
+   */
+  private recordCompositionRecovery(composition: string, ep: PlannedFault[], last: { fault: PlannedFault; healedAt?: number }, checkpointAt: number | null): void {
+    const evidence = { steps: ep.map((f) => f.id), lastHealAt: new Date(last.healedAt!).toISOString() };
+    if (checkpointAt !== null) {
+      const recoveryS = Math.round((checkpointAt - last.healedAt!) / 100) / 10;
+      this.rec(last.fault, 'composition-recovered', { composition, recoveryS, evidence: { ...evidence, checkpointAt: new Date(checkpointAt).toISOString() }, detail: `the first completed checkpoint after the composition's last heal (${last.fault.id})` });
+    } else {
+      this.rec(last.fault, 'composition-not-recovered', { composition, evidence, detail: `no completed checkpoint within ${this.opts.recoveryDeadlineS} s of the composition's last heal (${last.fault.id})` });
     }
   }
 

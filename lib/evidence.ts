@@ -9,7 +9,7 @@
  *   gate.json           GateResult
  *   samples.jsonl       Sample, one a line
  *   ledger.jsonl        LedgerEntry, one a line (the oracle's ETag ledger)
- *   checkpoints.jsonl   { id, epoch, at } of every completed checkpoint seen
+ *   checkpoints.jsonl   { id, epoch, at, seenAt } of every completed checkpoint seen (at: the engine's clock; seenAt: the harness's, when its health poll first listed it)
  *   phases.jsonl        PhaseMark, one a line: when each phase (gate, soak, ...) started and ended
  *   resources.jsonl     ResourceSample, one a line (campaigns/runner/resources.ts)
  *   recount.json        Recount (written by the separate recount process)
@@ -59,8 +59,14 @@ export interface PlannedFault {
   composition?: string;
 }
 
-/** heal-failed: the heal threw; the fault may still be in force, so nothing after it is certified. */
-export type ChaosPhase = 'planned' | 'landed' | 'not-landed' | 'healed' | 'heal-failed' | 'recovered' | 'not-recovered';
+/**
+ * heal-failed: the heal threw; the fault may still be in force, so nothing after it is certified.
+ * composition-recovered / composition-not-recovered: once per composition episode, the
+ * composition's own recovery (from its last heal); the record carries the last-healed step's
+ * faultId and kind, and says nothing about that step itself (chaos.jsonl files written before
+ * these phases have none).
+ */
+export type ChaosPhase = 'planned' | 'landed' | 'not-landed' | 'healed' | 'heal-failed' | 'recovered' | 'not-recovered' | 'composition-recovered' | 'composition-not-recovered';
 
 export interface ChaosRecord {
   t: string; // ISO time
@@ -72,7 +78,7 @@ export interface ChaosRecord {
   composition?: string;
   /** What shows the phase happened: e.g. { pidGone: 1234 }, { s3TimedOutMs: 2000 }, { tcpBlocked: true }. */
   evidence?: Record<string, unknown>;
-  /** recovered: seconds from heal to the next completed checkpoint. */
+  /** recovered: seconds from the fault's own heal to the next completed checkpoint; composition-recovered: from the composition's last heal. */
   recoveryS?: number;
   detail?: string;
 }

@@ -71,7 +71,8 @@ export interface EvidenceValues {
   chaos: ChaosRecord;
   samples: Sample;
   ledger: LedgerEntry;
-  checkpoints: { id: number; epoch: number; at: string };
+  /** at: the engine's stamp (its coordinator's clock); seenAt: when the harness's health poll first listed it (absent in runs before it was recorded). */
+  checkpoints: { id: number; epoch: number; at: string; seenAt?: string };
   recount: Recount;
   verdict: Verdict;
   produced: { perPartition: number[] };

@@ -13,7 +13,10 @@ import { normalizeVerdictName, RUN_PHASES, type ChaosRecord, type GateResult, ty
 export interface CheckpointSeen {
   id: number;
   epoch: number;
+  /** The engine's stamp, on its coordinator's clock. */
   at: string;
+  /** When the harness's health poll first listed it, on the harness's clock (absent in runs before it was recorded). */
+  seenAt?: string;
 }
 
 /** Files the report writes (and `runs html`'s report.html): never listed as evidence, never read back. */

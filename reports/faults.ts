@@ -6,10 +6,16 @@
  * fault that did not land, or landed and did not recover, or whose heal failed (heal-failed:
  * it may have stayed in force), or whose story the log does not
  * finish (an aborted run), is listed apart and never counted.
+ *
+ * A fault's recovery is timed from its own heal. A composition's own recovery, from its last
+ * heal, is a record of its own (composition-recovered / composition-not-recovered, written
+ * once per composition episode); chaos.jsonl files from before those records timed every
+ * step of a composition from the composition's last heal, and `compositionRecoveries` then
+ * finds none.
  */
 import { type ChaosRecord, type FaultKind, type PlannedFault } from '../lib/evidence.ts';
 import { FAULT_KINDS } from '../chaos/kinds.ts';
-import type { RunEvidence } from './evidence.ts';
+import { soakStart, type RunEvidence } from './evidence.ts';
 
 export type FaultStatus = 'survived' | 'not landed' | 'heal failed' | 'not recovered' | 'no recovery recorded' | 'not attempted';
 
@@ -21,6 +27,8 @@ export interface FaultOutcome {
   composition?: string;
   planned?: PlannedFault;
   landedAt?: string;
+  /** When it landed, in seconds from the soak's start (reports/evidence.ts soakStart), like the plan's atS; negative before the soak (the gate's fault). */
+  landedS?: number;
   healedAt?: string;
   endedAt?: string;
   landedEvidence?: Record<string, unknown>;
@@ -37,6 +45,7 @@ export function faultOutcomes(ev: RunEvidence): FaultOutcome[] {
     list.push(r);
     byId.set(r.faultId, list);
   }
+  const soak = soakStart(ev);
   const ids = [...(ev.plan ?? []).map((f) => f.id)];
   for (const id of byId.keys()) if (!ids.includes(id)) ids.push(id);
   return ids.map((id) => {
@@ -57,7 +66,7 @@ export function faultOutcomes(ev: RunEvidence): FaultOutcome[] {
     else if (recovered && landed) status = 'survived';
     else if (landed) status = 'no recovery recorded';
     else status = 'not attempted';
-    const last = recs[recs.length - 1];
+    const last = recs.filter((r) => !isCompositionPhase(r.phase)).at(-1);
     const detail = (notLanded ?? healFailed ?? notRecovered)?.detail;
     return {
       id,
@@ -67,6 +76,7 @@ export function faultOutcomes(ev: RunEvidence): FaultOutcome[] {
       ...pick('composition', planned?.composition ?? first?.composition),
       ...pick('planned', planned),
       ...pick('landedAt', landed?.t),
+      ...pick('landedS', soak && landed && Number.isFinite(Date.parse(landed.t)) ? (Date.parse(landed.t) - soak.ms) / 1000 : undefined),
       ...pick('healedAt', healed?.t),
       ...pick('endedAt', last?.t),
       ...pick('landedEvidence', landed?.evidence),
@@ -75,6 +85,36 @@ export function faultOutcomes(ev: RunEvidence): FaultOutcome[] {
       status,
     };
   });
+}
+
+/** A record about a whole composition (which carries one of its steps' ids), not about that step. */
+export function isCompositionPhase(phase: ChaosRecord['phase']): boolean {
+  return phase === 'composition-recovered' || phase === 'composition-not-recovered';
+}
+
+/** One composition episode's own recovery, from chaos.jsonl. */
+export interface CompositionRecovery {
+  /** The composition's id (`<name>#<n>`). */
+  composition: string;
+  /** The step whose heal was the composition's last, which the recovery is timed from. */
+  lastHealed: string;
+  recovered: boolean;
+  /** From the composition's last heal to the first completed checkpoint after it. */
+  recoveryS?: number;
+  detail?: string;
+}
+
+/** The composition records of a run's chaos.jsonl, in log order (none in files that predate them). */
+export function compositionRecoveries(chaos: readonly ChaosRecord[]): CompositionRecovery[] {
+  return chaos
+    .filter((r) => isCompositionPhase(r.phase) && r.composition)
+    .map((r) => ({
+      composition: r.composition!,
+      lastHealed: r.faultId,
+      recovered: r.phase === 'composition-recovered',
+      ...pick('recoveryS', r.recoveryS),
+      ...pick('detail', r.detail),
+    }));
 }
 
 function pick<K extends string, V>(k: K, v: V | undefined): { [P in K]?: V } {
@@ -149,17 +189,27 @@ export function pointCoverage(ev: RunEvidence, outcomes: FaultOutcome[]): { poin
 export interface CompositionSummary {
   name: string;
   runs: number;
+  /** Runs whose every step landed. */
+  landed: number;
   /** Runs whose every step landed and recovered. */
   survived: number;
   /** Runs in which a worker kill landed while a store outage of the same run was in force. */
   killDuringOutage: number;
   kinds: FaultKind[];
+  /** Runs with a composition record; of them, those it recovered from, and their recovery times (from the last heal). */
+  recorded: number;
+  recovered: number;
+  recoveryS: number[];
 }
 
 const ms = (t: string | undefined) => (t ? Date.parse(t) : NaN);
 
-/** Compositions by name (the id is `<name>#<n>`), in order of first appearance. */
-export function compositionSummaries(outcomes: FaultOutcome[]): CompositionSummary[] {
+/**
+ * Compositions by name (the id is `<name>#<n>`), in order of first appearance; with the
+ * run's chaos records, each run's own recovery where chaos.jsonl recorded it.
+ */
+export function compositionSummaries(outcomes: FaultOutcome[], chaos: readonly ChaosRecord[] = []): CompositionSummary[] {
+  const recoveries = compositionRecoveries(chaos);
   const runs = new Map<string, FaultOutcome[]>();
   for (const o of outcomes) {
     if (!o.composition) continue;
@@ -170,8 +220,15 @@ export function compositionSummaries(outcomes: FaultOutcome[]): CompositionSumma
   const byName = new Map<string, CompositionSummary>();
   for (const [id, steps] of runs) {
     const name = id.replace(/#\d+$/, '');
-    const s = byName.get(name) ?? { name, runs: 0, survived: 0, killDuringOutage: 0, kinds: [] };
+    const s = byName.get(name) ?? { name, runs: 0, landed: 0, survived: 0, killDuringOutage: 0, kinds: [], recorded: 0, recovered: 0, recoveryS: [] };
     s.runs++;
+    if (steps.every((o) => o.landedAt !== undefined)) s.landed++;
+    const own = recoveries.find((r) => r.composition === id);
+    if (own) {
+      s.recorded++;
+      if (own.recovered) s.recovered++;
+      if (own.recovered && own.recoveryS !== undefined) s.recoveryS.push(own.recoveryS);
+    }
     if (steps.every((o) => o.status === 'survived')) s.survived++;
     for (const k of steps.map((o) => o.kind)) if (!s.kinds.includes(k)) s.kinds.push(k);
     const outage = steps.find((o) => o.kind === 'store-outage' && o.landedAt);

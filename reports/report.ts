@@ -275,20 +275,25 @@ function survived(x: Ctx): string[] {
   if (!ev.plan && !ev.chaos.length) return [...out, MISSING(EVIDENCE.plan.file), MISSING(EVIDENCE.chaos.file), ''];
   const kinds = summaryByKind(outcomes).filter((k) => k.planned > 0);
   const rec = ev.campaign?.deadlines.recoveryS;
+  const soakOutcomes = outcomes.filter((o) => o.planned !== undefined);
+  const comps = compositionSummaries(soakOutcomes, ev.chaos);
+  // chaos.jsonl files from before the composition records timed every step from the composition's last heal.
+  const compsUnrecorded = comps.some((c) => c.recorded < c.runs);
   out.push(
-    `A fault is counted only when it landed, with evidence that it did, and a completed checkpoint followed its heal${rec !== undefined ? ` within ${fmtDuration(rec)}` : ''}. Recovery time is from the heal to that checkpoint; the figures below are the soak's faults only (the gate asks the engine for its checkpoint once its fault healed, so its recovery is not timed against the engine's own cadence).`,
+    `A fault is counted only when it landed, with evidence that it did, and a completed checkpoint followed its heal${rec !== undefined ? ` within ${fmtDuration(rec)}` : ''}. Recovery time is from the fault's own heal to that checkpoint; the figures below are the soak's faults only (the gate asks the engine for its checkpoint once its fault healed, so its recovery is not timed against the engine's own cadence).${comps.length ? " A composition's row times the composition as a whole, from its last heal to the first completed checkpoint after it; its Survived column counts the runs in which every step landed and recovered." : ''}${compsUnrecorded ? " This run's chaos log has no composition record for some compositions (it predates them): their steps were timed from the composition's last heal, not their own, and the composition's own recovery is not recorded." : ''}`,
     '',
   );
+  const span = (xs: number[]) => (xs.length ? `${fmtDuration(median(xs))} / ${fmtDuration(Math.max(...xs))}` : 'n/a');
   out.push(
     table(
       ['Fault', 'Planned', 'Landed', 'Survived (counted)', 'Recovery, median / max'],
-      kinds.map((k) => [
-        KIND_LABELS[k.kind],
-        k.planned,
-        k.landed,
-        k.survived,
-        k.recoveryS.length ? `${fmtDuration(median(k.recoveryS))} / ${fmtDuration(Math.max(...k.recoveryS))}` : 'n/a',
-      ]),
+      [
+        ...kinds.map((k) => [KIND_LABELS[k.kind], k.planned, k.landed, k.survived, span(k.recoveryS)]),
+        ...comps.map((c) => {
+          const recovery = c.recorded === 0 ? 'not recorded' : `${span(c.recoveryS)}${c.recovered < c.recorded ? ` (${c.recorded - c.recovered} of ${c.recorded} did not recover)` : ''}`;
+          return [`Composition ${c.name} (${c.kinds.join(' + ')}), as a whole`, c.runs, c.landed, c.survived, recovery];
+        }),
+      ],
     ),
     '',
   );
@@ -329,9 +334,8 @@ function survived(x: Ctx): string[] {
   }
 
   out.push('### Compositions', '');
-  const comps = compositionSummaries(outcomes).sort((a, b) => Number(isDecisive(b)) - Number(isDecisive(a)));
   if (!comps.length) out.push('No composition was scheduled.', '');
-  for (const c of comps) {
+  for (const c of [...comps].sort((a, b) => Number(isDecisive(b)) - Number(isDecisive(a)))) {
     if (isDecisive(c)) {
       out.push(
         `**${c.name}** is the decisive one: the store goes down, then a worker is killed, so the recovery has to complete restored upload handles against a store that does not answer, retry through restarts without deciding anything blind, and converge once the store is back. Scheduled ${plural(c.runs, 'time')}; every step landed and recovered in ${c.survived}; the worker kill landed while the store was still down in ${c.killDuringOutage}.`,
@@ -516,13 +520,20 @@ function p(ev: RunEvidence) {
 
 function faultLog(x: Ctx): string[] {
   if (!x.outcomes.length) return [];
-  const out = ['## Fault log', '', 'Every fault of the plan and what the chaos log says happened to it (times from the start of the soak).', ''];
+  const out = [
+    '## Fault log',
+    '',
+    "Every fault of the plan and what the chaos log says happened to it. Planned is the plan's time; Landed is when chaos.jsonl recorded the landing (both from the start of the soak; a minus sign is before it). Recovery is from the fault's own heal to the next completed checkpoint.",
+    '',
+  ];
+  const clock = (s: number) => `${s < -0.5 ? '−' : ''}${fmtClock(Math.abs(s))}`;
   out.push(
     table(
-      ['Fault', 'At', 'Kind', 'Target / point', 'Composition', 'Outcome', 'Recovery', 'Landed evidence'],
+      ['Fault', 'Planned', 'Landed', 'Kind', 'Target / point', 'Composition', 'Outcome', 'Recovery', 'Landed evidence'],
       x.outcomes.map((o) => [
         o.id,
-        o.planned ? fmtClock(o.planned.atS) : '',
+        o.planned ? clock(o.planned.atS) : '',
+        o.landedS !== undefined ? clock(o.landedS) : o.landedAt ? 'no soak start' : '',
         o.kind,
         o.point ? `${o.point}${o.target && o.target !== 'coordinator' ? ` on ${o.target}` : ''}` : (o.target ?? ''),
         o.composition ?? '',

@@ -146,15 +146,18 @@ export class RunContext {
     this.phaseStartMs = at;
   }
 
-  /** One health poll: new completed checkpoints into checkpoints.jsonl, and the progress line. */
+  /** One health poll: new completed checkpoints into checkpoints.jsonl (with the harness time that saw them), and the progress line. */
   async pollHealth(): Promise<void> {
     const { engine, store, campaign, plan, progress } = this.run;
     try {
       this.health = await engine.health();
+      // seenAt: when the harness saw the checkpoint, on its own clock (the engine's `at` is
+      // its coordinator's clock, which a clock-step fault moves).
+      const seenAt = new Date().toISOString();
       for (const c of this.health.checkpoints ?? []) {
         if (this.#seenCheckpoints.has(c.id)) continue;
         this.#seenCheckpoints.add(c.id);
-        store.append('checkpoints', c);
+        store.append('checkpoints', { ...c, seenAt });
       }
     } catch {
       /* the coordinator may be down on purpose */

@@ -237,3 +237,64 @@ t.test('a new checkpoint whose stamp a stepped clock put far back still counts, 
   const s = (rec as { recoveryS?: number }).recoveryS!;
   t.ok(s >= 1.5 && s < 3, `timed to when it was seen (${s} s)`);
 });
+
+/**
+ * A two-step composition whose steps heal `gapMs` apart; `health(heals)` scripts the engine
+ * from the heals on (heals[0]: the first step's, heals[1]: the second's, 0 until healed).
+ */
+async function twoStepComposition(o: { secondAtS: number; secondHoldS: number }, health: (heals: number[]) => Record<string, unknown>): Promise<ChaosRecord[]> {
+  const heals = [0, 0];
+  const pkg = (kind: FaultKind, i: number): FaultPackage => ({ kind, spec: FAKE_SPEC, inject: async () => ({ evidence: {}, heal: async () => { heals[i] = Date.now(); return {}; } }) });
+  const { controller, records } = harness({ 'disk-full': pkg('disk-full', 0), 'worker-kill': pkg('worker-kill', 1) }, { health: async () => health(heals) });
+  await controller['runEpisode']([step('f1', 'disk-full'), step('f2', 'worker-kill', { atS: o.secondAtS, durationS: o.secondHoldS })]);
+  return records;
+}
+
+t.test("a composition's first fault is timed to the first checkpoint after its own heal, the composition to the first after its last heal", async (t) => {
+  // f1 heals at once and checkpoints resume 0.5 s later, while f2 (landing at +2 s, held
+  // 1 s) is still to come; the next checkpoint after f2's heal is 1.5 s after it.
+  const records = await twoStepComposition({ secondAtS: 2, secondHoldS: 1 }, ([h1, h2]) => {
+    const now = Date.now();
+    const cps = [cp(1, h1! - 6000)];
+    if (h1 && now >= h1 + 500) cps.push(cp(2, h1 + 500));
+    if (h2 && now >= h2 + 1500) cps.push(cp(3, h2 + 1500));
+    return healthOf(cps);
+  });
+  const rec = (id: string) => records.find((r) => r.faultId === id && r.phase === 'recovered');
+  t.equal(rec('f1')?.recoveryS, 0.5, "f1's own recovery, not the composition's wait");
+  t.equal(rec('f2')?.recoveryS, 1.5);
+  const comp = records.filter((r) => r.phase === 'composition-recovered');
+  t.equal(comp.length, 1, 'one composition record per episode');
+  t.equal(comp[0]!.composition, 'c#1');
+  t.equal(comp[0]!.faultId, 'f2', 'timed from the last heal, which was f2');
+  t.equal(comp[0]!.recoveryS, 1.5);
+  const steps = (comp[0]!.evidence as { steps: string[] }).steps;
+  t.same(steps, ['f1', 'f2']);
+  const healedF1 = Date.parse(records.find((r) => r.faultId === 'f1' && r.phase === 'healed')!.t);
+  const compHeal = Date.parse((comp[0]!.evidence as { lastHealAt: string }).lastHealAt);
+  t.ok(compHeal - healedF1 >= 2500, `the composition's clock starts at its last heal, ${compHeal - healedF1} ms after f1's`);
+  const compCheckpoint = Date.parse((comp[0]!.evidence as { checkpointAt: string }).checkpointAt);
+  t.ok((compCheckpoint - healedF1) / 1000 >= 4, `timed to the episode's checkpoint, f1 would have shown ${(compCheckpoint - healedF1) / 1000} s (the composition's wait), not its own 0.5 s`);
+  t.ok(records.indexOf(comp[0]!) > records.indexOf(rec('f1')!) && records.indexOf(comp[0]!) > records.indexOf(rec('f2')!), "after the steps' own records");
+});
+
+t.test('a step whose own wait runs out while a later step holds the engine down recovers with the composition, timed from its own heal', async (t) => {
+  // f2 lands at once and is held 5.5 s, past f1's 5 s deadline; nothing completes until 0.5 s after f2's heal.
+  const records = await twoStepComposition({ secondAtS: 0, secondHoldS: 5.5 }, ([, h2]) => {
+    const cps = [cp(1, Date.now() - 60_000)];
+    if (h2 && Date.now() >= h2 + 500) cps.push(cp(2, h2 + 500));
+    return healthOf(cps);
+  });
+  const f1 = records.find((r) => r.faultId === 'f1' && (r.phase === 'recovered' || r.phase === 'not-recovered'));
+  t.equal(f1?.phase, 'recovered');
+  t.ok(f1!.recoveryS! >= 5.8 && f1!.recoveryS! < 7, `from f1's own heal to the composition's checkpoint (${f1!.recoveryS} s)`);
+  t.equal((f1!.evidence as { withComposition?: boolean }).withComposition, true);
+  t.equal(records.find((r) => r.phase === 'composition-recovered')?.recoveryS, 0.5);
+});
+
+t.test('a lone fault writes no composition record; a composition that never recovers says so once', async (t) => {
+  const lone = await recoveryOf((h) => healthOf(h && Date.now() >= h + 500 ? [cp(1, h + 500)] : []));
+  t.equal(lone?.phase, 'recovered');
+  const records = await twoStepComposition({ secondAtS: 0, secondHoldS: 0 }, () => healthOf([]));
+  t.same(records.filter((r) => r.phase.startsWith('composition-')).map((r) => r.phase), ['composition-not-recovered']);
+});

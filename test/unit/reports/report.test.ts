@@ -378,3 +378,36 @@ t.test('the input audit: clean or not, and how much a tailed audit had left to r
   t.match(md, 'The input audit found anomalies in the topic itself');
   t.match(md, '3 missing');
 });
+
+t.test("the fault log gives each fault's planned and landed times from the soak's start", async (t) => {
+  const md = renderReport(fx('run-pass'));
+  t.match(md, '| Fault | Planned | Landed | Kind | Target / point | Composition | Outcome | Recovery | Landed evidence |');
+  const chaos = jsonl<ChaosRecord>(path.join(fx('run-pass'), 'chaos.jsonl'));
+  const soak = Date.parse(jsonl<{ t: string; phase: string; edge: string }>(path.join(fx('run-pass'), 'phases.jsonl')).find((p) => p.phase === 'soak' && p.edge === 'start')!.t);
+  const clock = (s: number) => `${String(Math.floor(Math.round(s) / 60)).padStart(2, '0')}:${String(Math.round(s) % 60).padStart(2, '0')}`;
+  // A protocol point lands when a process reaches it, seconds after the plan's time.
+  const late = planOf('run-pass').filter((f) => {
+    const l = chaos.find((c) => c.faultId === f.id && c.phase === 'landed');
+    return l && Math.round((Date.parse(l.t) - soak) / 1000) !== Math.round(f.atS);
+  });
+  t.ok(late.length > 0, 'the fixture has faults that landed after their planned time');
+  for (const f of late) {
+    const landedS = (Date.parse(chaos.find((c) => c.faultId === f.id && c.phase === 'landed')!.t) - soak) / 1000;
+    t.match(md, `| ${f.id} | ${clock(f.atS)} | ${clock(landedS)} | ${f.kind} |`, `${f.id}: planned and landed both shown`);
+  }
+});
+
+t.test("a composition's own recovery is a row of the survived table; an old chaos log without it says so", async (t) => {
+  const md = renderReport(fx('run-pass'));
+  const comp = jsonl<ChaosRecord>(path.join(fx('run-pass'), 'chaos.jsonl')).find((c) => c.phase === 'composition-recovered')!;
+  const name = comp.composition!.replace(/#\d+$/, '');
+  t.match(md, new RegExp(`\\| Composition ${name} \\([a-z+ -]+\\), as a whole \\| 1 \\| 1 \\| 1 \\| ${comp.recoveryS} s / ${comp.recoveryS} s \\|`));
+  t.match(md, "A composition's row times the composition as a whole, from its last heal");
+  t.notMatch(md, 'predates them');
+  const dir = copyRun(t, 'run-pass');
+  const cf = path.join(dir, 'chaos.jsonl');
+  writeFileSync(cf, jsonl<ChaosRecord>(cf).filter((c) => !c.phase.startsWith('composition-')).map((c) => JSON.stringify(c)).join('\n') + '\n');
+  const old = renderReport(dir);
+  t.match(old, new RegExp(`\\| Composition ${name} \\([a-z+ -]+\\), as a whole \\| 1 \\| 1 \\| 1 \\| not recorded \\|`));
+  t.match(old, 'their steps were timed from the composition\'s last heal, not their own');
+});

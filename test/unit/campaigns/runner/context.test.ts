@@ -1,0 +1,50 @@
+/**
+ * The run context's health poll: each completed checkpoint goes to checkpoints.jsonl once,
+ * with the engine's stamp as it is and the harness time the poll saw it (seenAt), which the
+ * timeline draws from when a clock step moved the engine's clock.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import type { ChaosController } from '../../../../chaos/controller.ts';
+import { RunContext, type RunInputs } from '../../../../campaigns/runner/context.ts';
+import { Progress } from '../../../../campaigns/runner/progress.ts';
+import { RunStore } from '../../../../lib/run-store.ts';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'cq-context-'));
+t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
+
+t.test("pollHealth: new checkpoints into checkpoints.jsonl once each, with the engine's stamp and the harness's seenAt", async (t) => {
+  // The engine's clock is 120 s behind (a clock step).
+  const stamp = (id: number) => ({ id, epoch: 1, at: new Date(Date.now() - 120_000).toISOString() });
+  let cps = [stamp(1)];
+  const store = new RunStore(path.join(tmp, 'poll'), { fresh: true });
+  const inputs = {
+    runId: 'poll',
+    campaign: { workload: { soakS: 60, checkpointIntervalS: 1 }, gate: { deadlineS: 5, fault: 'worker-kill' }, deadlines: { drainS: 5, recountS: 5 } },
+    engine: { health: async () => ({ running: true, epoch: 1, completedCheckpoints: cps.length, lastCompletedCheckpointId: cps.at(-1)!.id, lastCompletedAt: cps.at(-1)!.at, checkpoints: cps }) },
+    rig: { hosts: [] },
+    remote: () => {
+      throw new Error('no host');
+    },
+    plan: [],
+    store,
+    progress: new Progress({ isTTY: false, write: () => true } as never),
+    log: () => {},
+  } as unknown as RunInputs;
+  const ctx = new RunContext(inputs, () => ({ healActive: async () => {} }) as unknown as ChaosController);
+  t.teardown(() => ctx.close());
+  const before = Date.now();
+  await ctx.pollHealth();
+  cps = [...cps, stamp(2)];
+  await ctx.pollHealth();
+  const after = Date.now();
+  const lines = store.lines('checkpoints').values;
+  t.same(lines.map((c) => c.id), [1, 2], 'each checkpoint once');
+  for (const c of lines) {
+    t.ok(Date.parse(c.at) < before - 100_000, "the engine's stamp kept as it is");
+    const seen = Date.parse(c.seenAt!);
+    t.ok(seen >= before && seen <= after, 'seenAt is the harness time of the poll that listed it');
+  }
+});
