@@ -2,25 +2,33 @@
  * Finding F-1 (docs/findings/minio-complete-cancel.md): the pinned MinIO loses a multipart
  * upload when the client goes away while its CompleteMultipartUpload is being served.
  *
- * What it does, on loopback only (no rig needed): starts the cached, pinned MinIO
- * (`rig install` put it in the cache) on 127.0.0.1 with a fresh data directory; then, for
- * each trial, creates a multipart upload, uploads two parts (5 MiB and 100 kB), sends
- * CompleteMultipartUpload and aborts that request after a few milliseconds (the client's
- * process dies: its connection closes). With --freeze, MinIO is also SIGSTOPped before the
- * abort and SIGCONTed after it (a store outage while the request is in flight, as the
- * campaigns' store-outage fault does). Then it reads what a recovering engine finds: the
- * object (HeadObject), the upload (ListParts), and a re-commit with the same parts — what
- * both Clink and Flink do after a crash.
+ * What it does, on loopback only (no rig needed): starts an S3 store on 127.0.0.1 with a
+ * fresh data directory (by default the cached, pinned MinIO that `rig install` put in the
+ * cache, on one drive); then, for each trial, creates a multipart upload, uploads two parts
+ * (5 MiB and 100 kB), sends CompleteMultipartUpload and aborts that request after a few
+ * milliseconds (the client's process dies: its connection closes). With --freeze, the store
+ * is also SIGSTOPped before the abort and SIGCONTed after it (a store outage while the
+ * request is in flight, as the campaigns' store-outage fault does). Then it reads what a
+ * recovering engine finds: the object (HeadObject), the upload (ListParts), and a re-commit
+ * with the same parts — what both Clink and Flink do after a crash.
  *
  * A trial is LOST when, after the re-commit, there is no object: the upload's parts are gone
  * (ListParts lists none, or NoSuchUpload) and the re-commit fails (InvalidPart or
  * NoSuchUpload), so the data can never be made visible.
  *
- *   node findings/minio-complete-cancel.ts [--trials N] [--freeze] [--base-delay MS]
+ * The store under test, for the scope table of F-1:
+ *   --store minio (default) --bin PATH --label TEXT --drives N
+ *       MinIO from PATH (default: the pinned build in the cache), on N drives (1: a single
+ *       drive; 4: one erasure set of four drives, `dir/d{1...4}`);
+ *   --store seaweedfs --bin PATH --label TEXT
+ *       SeaweedFS's `weed server -s3` (master, volume, filer and S3 gateway in one process,
+ *       so --freeze stops all of them).
+ *
+ *   node findings/minio-complete-cancel.ts [--trials N] [--freeze] [--base-delay MS] [store options]
  * Prints one line per trial and `RESULT minio_complete_cancel trials=N lost=L ...`.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,19 +36,58 @@ import { CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUpl
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { readManifest } from '../rig/install.ts';
 
-const { values } = parseArgs({ options: { trials: { type: 'string', default: '30' }, freeze: { type: 'boolean', default: false }, 'base-delay': { type: 'string', default: '0' }, port: { type: 'string', default: '19900' } } });
+const { values } = parseArgs({
+  options: {
+    trials: { type: 'string', default: '30' },
+    freeze: { type: 'boolean', default: false },
+    'base-delay': { type: 'string', default: '0' },
+    port: { type: 'string', default: '19900' },
+    store: { type: 'string', default: 'minio' },
+    bin: { type: 'string' },
+    label: { type: 'string' },
+    drives: { type: 'string', default: '1' },
+  },
+});
 const trials = Number(values.trials);
 const base = Number(values['base-delay']);
 const port = Number(values.port);
-const minio = readManifest().components.find((c) => c.name === 'minio');
-if (!minio) throw new Error("MinIO is not in the cache: run './clink-qual rig install' first");
+const drives = Number(values.drives);
+if (values.store !== 'minio' && values.store !== 'seaweedfs') throw new Error(`--store: minio or seaweedfs, not ${values.store}`);
+if (!Number.isInteger(drives) || drives < 1 || (drives > 1 && drives < 4)) throw new Error('--drives: 1 (single drive) or 4 or more (erasure coding)');
+const pinned = readManifest().components.find((c) => c.name === 'minio');
+let bin = values.bin;
+let label = values.label;
+if (!bin) {
+  if (values.store !== 'minio') throw new Error('--bin: the weed binary to run');
+  if (!pinned) throw new Error("MinIO is not in the cache: run './clink-qual rig install' first");
+  bin = pinned.path;
+  label ??= `minio ${pinned.version}`;
+}
+label ??= `${values.store} ${bin}`;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-finding-f1-'));
 const user = 'finding-f1';
 const pass = `p-${process.pid}-${Date.now()}`;
-const server = spawn(minio.path, ['server', path.join(dir, 'data'), '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${port + 1}`, '--quiet'], {
-  env: { ...process.env, MINIO_ROOT_USER: user, MINIO_ROOT_PASSWORD: pass, MINIO_UPDATE: 'off' },
-  stdio: 'ignore',
-});
+
+/** Starts the store under test on 127.0.0.1:port with a fresh data directory. */
+function startStore(): ChildProcess {
+  if (values.store === 'minio') {
+    const data = drives === 1 ? path.join(dir, 'data') : path.join(dir, `d{1...${drives}}`);
+    for (let d = 1; d <= drives && drives > 1; d++) mkdirSync(path.join(dir, `d${d}`));
+    return spawn(bin!, ['server', data, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${port + 1}`, '--quiet'], {
+      env: { ...process.env, MINIO_ROOT_USER: user, MINIO_ROOT_PASSWORD: pass, MINIO_UPDATE: 'off', MINIO_CI_CD: '1' },
+      stdio: 'ignore',
+    });
+  }
+  const config = path.join(dir, 's3.json');
+  writeFileSync(config, JSON.stringify({ identities: [{ name: user, credentials: [{ accessKey: user, secretKey: pass }], actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'] }] }));
+  mkdirSync(path.join(dir, 'weed'));
+  return spawn(
+    bin!,
+    ['server', `-dir=${path.join(dir, 'weed')}`, '-ip=127.0.0.1', '-ip.bind=127.0.0.1', `-master.port=${port + 2}`, `-volume.port=${port + 3}`, `-filer.port=${port + 4}`, '-s3', `-s3.port=${port}`, `-s3.config=${config}`],
+    { stdio: 'ignore' },
+  );
+}
+const server = startStore();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const s3 = new S3Client({
   endpoint: `http://127.0.0.1:${port}`,
@@ -81,7 +128,7 @@ async function outcome(Key: string, UploadId: string, parts: { PartNumber: numbe
 let lost = 0;
 const lostDetail: Record<string, number> = {};
 try {
-  for (let i = 0; i < 120; i++) {
+  for (let i = 0; i < 240; i++) {
     try {
       await s3.send(new CreateBucketCommand({ Bucket }));
       break;
@@ -90,7 +137,7 @@ try {
       await sleep(500);
     }
   }
-  console.log(`minio ${minio.version} (${minio.path}) on 127.0.0.1:${port}; ${trials} trials; ${values.freeze ? 'SIGSTOP during the request' : 'no freeze'}; abort ${base}..${base + 9} ms after sending`);
+  console.log(`${label} (${bin}${values.store === 'minio' ? `, ${drives === 1 ? 'single drive' : `erasure, ${drives} drives`}` : ''}) on 127.0.0.1:${port}; ${trials} trials; ${values.freeze ? 'SIGSTOP during the request' : 'no freeze'}; abort ${base}..${base + 9} ms after sending`);
   for (let t = 0; t < trials; t++) {
     const Key = `object-${t}.jsonl`;
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key }));
@@ -131,4 +178,4 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 console.log(`lost trials by what the recovering client saw: ${JSON.stringify(lostDetail)}`);
-console.log(`RESULT minio_complete_cancel trials=${trials} lost=${lost} freeze=${values.freeze} minio=${minio.version}`);
+console.log(`RESULT minio_complete_cancel trials=${trials} lost=${lost} freeze=${values.freeze} store=${JSON.stringify(label)} drives=${values.store === 'minio' ? drives : 'n/a'}`);
