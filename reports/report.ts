@@ -184,7 +184,10 @@ function provenance(x: Ctx): string[] {
         ? `\`${p.engine.sink}\`, ${sinkCond.passed ? 'confirmed' : 'NOT confirmed'} from the workers' open-time log before the soak: ${sinkCond.evidence}`
         : `\`${p.engine.sink}\`, not confirmed: ${ev.gate ? 'the gate has no sink condition' : 'gate.json is missing'}`,
     ],
-    ['Rig', `${p.rig.kind}: ${p.rig.hosts.length} hosts (${listWords(p.rig.hosts.map((h) => h.name))}) plus the operations host, which no fault targets`],
+    [
+      'Rig',
+      `${p.rig.kind}: ${p.rig.hosts.length} hosts (${listWords(p.rig.hosts.map((h) => h.name))}) plus the operations host, which no fault targets${p.rig.operationsHost ? ` (${plural(p.rig.operationsHost.cores, 'core')}, ${fmtInt(p.rig.operationsHost.memoryMiB / 1024, 1)} GiB of memory${p.rig.kind === 'local' ? ', shared by every host of this rig' : ''})` : ''}`,
+    ],
     ['Harness', `node ${p.harness.node} on ${p.harness.platform}`],
   ];
   const replays = (p as { replays?: unknown }).replays;
@@ -212,8 +215,9 @@ function measured(x: Ctx): string[] {
     `Six failure modes are counted separately: ${listWords(COUNTER_NAMES.map((n) => COUNTER_LABELS[n].words))}. The verdict does not take the oracle's word for them: after the drain (input stopped, faults healed, everything produced committed or ${c ? `${fmtDuration(c.deadlines.drainS)} passed` : 'the drain deadline passed'}), the engine takes two more checkpoints with no input left (an idle barrier must commit nothing) and is stopped; then a separate process re-reads the settled bucket in full and counts again from nothing, and the two must agree.`,
   );
   out.push('');
+  const points = x.outcomes.some((o) => o.kind === 'protocol-point');
   out.push(
-    'The generator, the chaos controller and the oracle run on the operations host, which is outside the engine\'s failure domain: no fault targets it, so no fault can destroy the evidence needed to judge it. Protocol-point faults are armed by name inside the sink and coordinator code, so each kill lands at an exact protocol instant, not at a moment on the clock.',
+    `The generator, the chaos controller and the oracle run on the operations host, which is outside the engine's failure domain: no fault targets it, so no fault can destroy the evidence needed to judge it.${points ? " Protocol-point faults are armed by name inside the engine's own code, so each kill lands at an exact protocol instant, not at a moment on the clock." : ''}`,
   );
   out.push('');
   out.push('### The functional gate', '');

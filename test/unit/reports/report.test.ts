@@ -355,7 +355,12 @@ t.test('claim boundaries from provenance: the rig, the engine as deployed, the s
   t.notMatch(pass, 'NoSuchUpload', "no sentence states what the store answers: nothing in the evidence says");
   t.match(pass, 'Those kills are not the only repeated commits: Clink declares that every restore redeploys all subtasks');
 
+  t.match(pass, 'plus the operations host, which no fault targets (2 cores, 7.8 GiB of memory, shared by every host of this rig) |', 'the provenance table names what the rig shares');
+  t.match(pass, "Protocol-point faults are armed by name inside the engine's own code", 'the fixture schedules protocol points');
+  t.notMatch(pass, 'inside the sink and coordinator code', "no fixed sentence about Clink's code");
+
   const fail = renderReport(fx('run-fail'));
+  t.match(fail, 'plus the operations host, which no fault targets |', 'older provenance: nothing said of cores');
   t.match(fail, 'It ran on a local rig: 8 network namespaces on one kernel, with the operations host in the root namespace, all sharing one disk (core count not recorded).', 'provenance from before the field');
   t.match(fail, 'the engine plug recorded no profile of the job it deployed');
   t.notMatch(fail, 'Those kills are not the only repeated commits', 'no declaration, no sentence');
