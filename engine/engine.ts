@@ -179,16 +179,39 @@ export interface Engine {
    * ETag and size"). Without it the report says nothing of how.
    */
   readonly commitCheck?: string;
+  /**
+   * How many objects a subtask commits per completed checkpoint, a clause for the report's
+   * comparison of objects with checkpoints (e.g. "each subtask commits at most one object per
+   * completed checkpoint"). Without it the report states only the evidence's ratio.
+   */
+  readonly commitCadence?: string;
+  /**
+   * What a restore does with the commits of the checkpoint it restores from, a clause for the
+   * report's paragraph on the kill after the commit (e.g. "every restore commits the restored
+   * checkpoint's pending commits again"). Without it the report says nothing of restores.
+   */
+  readonly restoreRecommit?: string;
+  /**
+   * The job as this plug deploys it, for the report's claim boundaries: its shape (vertices,
+   * chaining, parallelism), how output files roll, where checkpoints are stored and how a
+   * failure is recovered (e.g. full failover). One or two sentences.
+   */
+  readonly profile?: string;
   /** Copies the engine's logs and journals into destDir/<host>/...; returns the files written. */
   collectLogs(destDir: string): Promise<string[]>;
 }
 
 /** What the report says of the engine beyond its name: recorded in provenance.json at the run's start. */
-export function engineDescription(engine: Engine): Pick<NonNullable<Provenance['engine']>, 'version' | 'sinkMechanism' | 'commitCheck' | 'faultPointInjection' | 'faultPointsNotApplicable'> {
+export function engineDescription(
+  engine: Engine,
+): Pick<NonNullable<Provenance['engine']>, 'version' | 'sinkMechanism' | 'commitCheck' | 'commitCadence' | 'restoreRecommit' | 'profile' | 'faultPointInjection' | 'faultPointsNotApplicable'> {
   return {
     ...(engine.version ? { version: engine.version } : {}),
     ...(engine.sinkMechanism ? { sinkMechanism: engine.sinkMechanism } : {}),
     ...(engine.commitCheck ? { commitCheck: engine.commitCheck } : {}),
+    ...(engine.commitCadence ? { commitCadence: engine.commitCadence } : {}),
+    ...(engine.restoreRecommit ? { restoreRecommit: engine.restoreRecommit } : {}),
+    ...(engine.profile ? { profile: engine.profile } : {}),
     ...(engine.faultPointInjection ? { faultPointInjection: { ...engine.faultPointInjection } } : {}),
     ...(engine.faultPointsNotApplicable && Object.keys(engine.faultPointsNotApplicable).length ? { faultPointsNotApplicable: { ...engine.faultPointsNotApplicable } } : {}),
   };

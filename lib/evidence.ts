@@ -288,15 +288,23 @@ export interface Provenance {
     /** Engine.faultPoints and Engine.mandatoryFaultPoints, so the report can say which mandatory points were covered. */
     faultPoints?: string[];
     mandatoryFaultPoints?: string[];
-    /** Engine.version, Engine.sinkMechanism, Engine.commitCheck, Engine.faultPointInjection and Engine.faultPointsNotApplicable, for the report. */
+    /** Engine.version, Engine.sinkMechanism, Engine.commitCheck, Engine.commitCadence, Engine.restoreRecommit, Engine.profile, Engine.faultPointInjection and Engine.faultPointsNotApplicable, for the report. */
     version?: string;
     sinkMechanism?: string;
     commitCheck?: string;
+    commitCadence?: string;
+    restoreRecommit?: string;
+    profile?: string;
     faultPointInjection?: Record<string, string>;
     faultPointsNotApplicable?: Record<string, string>;
   };
   components: { name: string; version: string; sha256: string }[];
-  rig: { kind: string; hosts: { name: string; address: string; roles: string[] }[] };
+  rig: {
+    kind: string;
+    hosts: { name: string; address: string; roles: string[] }[];
+    /** The operations host's logical cores and memory (on a local rig every host shares them); absent in runs recorded before it was. */
+    operationsHost?: { cores: number; memoryMiB: number };
+  };
   harness: { node: string; platform: string };
   /** Store settings the report's caveats cite, e.g. { MINIO_API_STALE_UPLOADS_EXPIRY: '72h' }. */
   storeSettings?: Record<string, string>;

@@ -22,6 +22,9 @@ import { renderJunit } from './junit.ts';
 import { attachFindings, findingsSection, type WithFindings } from './findings.ts';
 import { resourcesSection } from './resources.ts';
 import { seedComparisonSection } from './seed-comparison.ts';
+import { claimUnderTest, storeDownDuringRecovery } from './claim.ts';
+import { storeDefectsFor } from './store-defects.ts';
+import { describeSampleErrorTiming, sampleErrorTiming } from './sample-errors.ts';
 import { describeRehearsal } from './rehearsal.ts';
 import { renderTimelineSvg } from './timeline-svg.ts';
 import { EVIDENCE } from '../lib/run-store.ts';
@@ -111,14 +114,22 @@ export function verdictHeadline(verdict: string, classes: readonly FailureClass[
   return `**Verdict: FAIL (${kinds}).** Nothing was shown either way: the run did not reach everything it must exercise, so it does not support the claim: ${why}.`;
 }
 
+/**
+ * What every restore does with the restored checkpoint's commits, as the engine declares it
+ * (Engine.restoreRecommit, in provenance), so that the kill after the commit is not read as
+ * the only repeated commit of the run; nothing when the engine declares nothing.
+ */
+function restoreRecommitSentence(x: Ctx): string {
+  const r = x.ev.provenance?.engine.restoreRecommit;
+  return r ? ` Those kills are not the only repeated commits: ${capital(x.engine)} declares that ${r}, so every restore in this run repeated commits as well.` : '';
+}
+
 function title(x: Ctx): string[] {
   const name = x.ev.campaign?.name ?? x.ev.provenance?.campaign ?? x.ev.dirName;
   const mutant = x.ev.provenance?.engine.mutant ?? x.ev.verdict?.engine?.mutant;
   const mutantWords = mutant && mutant !== 'none' ? ` (mutant run: sink mutant \`${mutant}\`, broken on purpose)` : '';
   const out = [`# ${name}${mutantWords}: exactly-once from Kafka into S3-compatible storage — ${x.verdict}`, ''];
-  out.push(
-    `**Claim under test.** ${capital(x.engine)} delivers every event exactly once into S3-compatible object storage through \`${x.sink}\` (staged multipart commits), and keeps doing so when its processes are killed inside the commit protocol's own windows and when the object store is down during a recovery.`,
-  );
+  out.push(`**Claim under test.** ${claimUnderTest(capital(x.engine), x.sink, x.outcomes)}`);
   out.push('');
   const v = x.ev.verdict;
   if (x.pass) {
@@ -211,7 +222,10 @@ function provenance(x: Ctx): string[] {
         ? `\`${p.engine.sink}\`, ${sinkCond.passed ? 'confirmed' : 'NOT confirmed'} from the workers' open-time log before the soak: ${sinkCond.evidence}`
         : `\`${p.engine.sink}\`, not confirmed: ${ev.gate ? 'the gate has no sink condition' : 'gate.json is missing'}`,
     ],
-    ['Rig', `${p.rig.kind}: ${p.rig.hosts.length} hosts (${listWords(p.rig.hosts.map((h) => h.name))}) plus the operations host, which no fault targets`],
+    [
+      'Rig',
+      `${p.rig.kind}: ${p.rig.hosts.length} hosts (${listWords(p.rig.hosts.map((h) => h.name))}) plus the operations host, which no fault targets${p.rig.operationsHost ? ` (${plural(p.rig.operationsHost.cores, 'core')}, ${fmtInt(p.rig.operationsHost.memoryMiB / 1024, 1)} GiB of memory${p.rig.kind === 'local' ? ', shared by every host of this rig' : ''})` : ''}`,
+    ],
     ['Harness', `node ${p.harness.node} on ${p.harness.platform}`],
   ];
   const replays = (p as { replays?: unknown }).replays;
@@ -239,8 +253,9 @@ function measured(x: Ctx): string[] {
     `Six failure modes are counted separately: ${listWords(COUNTER_NAMES.map((n) => COUNTER_LABELS[n].words))}. The verdict does not take the oracle's word for them: after the drain (input stopped, faults healed, everything produced committed or ${c ? `${fmtDuration(c.deadlines.drainS)} passed` : 'the drain deadline passed'}), the engine takes two more checkpoints with no input left (an idle barrier must commit nothing) and is stopped; then a separate process re-reads the settled bucket in full and counts again from nothing, and the two must agree.`,
   );
   out.push('');
+  const points = x.outcomes.some((o) => o.kind === 'protocol-point');
   out.push(
-    'The generator, the chaos controller and the oracle run on the operations host, which is outside the engine\'s failure domain: no fault targets it, so no fault can destroy the evidence needed to judge it. Protocol-point faults are armed by name inside the sink and coordinator code, so each kill lands at an exact protocol instant, not at a moment on the clock.',
+    `The generator, the chaos controller and the oracle run on the operations host, which is outside the engine's failure domain: no fault targets it, so no fault can destroy the evidence needed to judge it.${points ? " Protocol-point faults are armed by name inside the engine's own code, so each kill lands at an exact protocol instant, not at a moment on the clock." : ''}`,
   );
   out.push('');
   out.push('### The functional gate', '');
@@ -328,7 +343,7 @@ function survived(x: Ctx): string[] {
     const after = cov.points.find((p) => p.point === 'sink.after-commit');
     if (after && after.survived > 0)
       out.push(
-        `The kill after the commit (${plural(after.survived, 'time')}) is the case only an idempotent commit survives: recovery completes again an upload the store has already finalised, the store answers NoSuchUpload, and the engine must find out whether the object there is its own instead of guessing${commitCheckClause(x.ev.provenance?.engine)}.`,
+        `The kill after the commit (${plural(after.survived, 'time')}) is the case only an idempotent commit survives: recovery completes again an upload the store has already finalised, and when the store answers that the upload is gone, the engine must find out whether the object there is its own instead of guessing${commitCheckClause(x.ev.provenance?.engine)}.${restoreRecommitSentence(x)}`,
         '',
       );
   }
@@ -423,6 +438,22 @@ function outcome(x: Ctx): string[] {
   return out;
 }
 
+/** Where the run ran, from provenance.json: a local rig's namespaces on one kernel and what they share, or an inventory's hosts. */
+function rigWords(p: RunEvidence['provenance']): string {
+  if (!p) return 'a rig not recorded (provenance.json is missing)';
+  const n = p.rig.hosts.length;
+  const ops = p.rig.operationsHost;
+  if (p.rig.kind === 'local') {
+    const shared = ops ? `${plural(ops.cores, 'core')}, ${fmtInt(ops.memoryMiB / 1024, 1)} GiB of memory and one disk` : 'one disk (core count not recorded)';
+    return `a local rig: ${plural(n, 'network namespace')} on one kernel, with the operations host in the root namespace, all sharing ${shared}`;
+  }
+  if (p.rig.kind === 'inventory') return `${plural(n, 'inventory host')} plus the operations host${ops ? ` (${plural(ops.cores, 'core')}, ${fmtInt(ops.memoryMiB / 1024, 1)} GiB of memory)` : ''}`;
+  return `a ${p.rig.kind} rig of ${plural(n, 'host')} plus the operations host`;
+}
+
+/** QUAL-03's "Unknown" fault classes, and the harness's kind that takes one out of Unknown when it landed (none takes out the corruptions). */
+const QUAL03_UNKNOWN: { words: string; shownBy?: FaultKind }[] = [{ words: 'disk corruption' }, { words: 'object-store data corruption' }, { words: 'clock steps', shownBy: 'clock-step' }];
+
 function boundaries(x: Ctx): string[] {
   const { ev, outcomes } = x;
   const c = ev.campaign;
@@ -430,31 +461,45 @@ function boundaries(x: Ctx): string[] {
   const store = storeComponent(ev);
   const kinds = summaryByKind(outcomes);
   const survivedKinds = kinds.filter((k) => k.survived > 0).map((k) => `${k.kind} ×${k.survived}`);
-  const decisive = compositionSummaries(outcomes)
-    .filter(isDecisive)
-    .reduce((n, s) => n + s.survived, 0);
+  const downDuringRecovery = storeDownDuringRecovery(outcomes);
   const out = ['## Claim boundaries', '', 'In the honesty categories the qualification programme uses:', ''];
   const wl = c ? `${fmtInt(c.workload.rate)} events/s over ${plural(c.workload.partitions, 'partition')} and ${fmtInt(c.workload.keys)} keys with ${fmtDuration(c.workload.checkpointIntervalS)} checkpoints` : 'the workload above';
   const during = `${c ? fmtDuration(c.workload.soakS) : 'an unrecorded'} soak`;
   const rev = p ? `revision \`${p.engine.revision}\`` : 'an unrecorded revision';
   const storeWords = store ? `${store.name} ${store.version}` : 'the rig\'s S3-compatible store (version not in provenance.json)';
+  const rig = rigWords(p);
   if (x.pass) {
     out.push(
-      `- **Demonstrated:** exactly-once from a Kafka source into \`${x.sink}\` under this battery (${survivedKinds.join(', ')}), including ${plural(decisive, 'store outage')} during a worker's recovery, for ${wl}, through a ${during}, at ${rev}, against ${storeWords}.`,
+      `- **Demonstrated:** exactly-once from a Kafka source into \`${x.sink}\` under this battery (${survivedKinds.length ? survivedKinds.join(', ') : 'no fault landed and recovered'})${downDuringRecovery ? `, including ${plural(downDuringRecovery, 'store outage')} during a worker's recovery` : ''}, for ${wl}, through a ${during}, at ${rev}, against ${storeWords}, on ${rig}.`,
     );
   } else {
-    out.push(`- **Demonstrated:** nothing. The verdict is ${x.verdict}, so this run cannot stand behind the claim, whatever else it shows.`);
+    out.push(`- **Demonstrated:** nothing. The verdict is ${x.verdict}, so this run cannot stand behind the claim, whatever else it shows. It ran on ${rig}.`);
   }
+  const profile = p?.engine.profile;
+  out.push(`- **The engine as deployed:** ${profile ? `${profile} Another job shape, state backend or failover strategy is not covered by this run.` : 'the engine plug recorded no profile of the job it deployed (provenance.json has none), so the job\'s shape is not stated here.'}`);
   const recS = kinds.flatMap((k) => k.recoveryS);
   out.push(
     `- **Tested but bounded:** recovery liveness. ${recS.length ? `Each counted fault was followed by a completed checkpoint, the slowest after ${fmtDuration(Math.max(...recS))}` : 'No recovery was measured'}; that holds for this topology's restart pacing and the ${c ? fmtDuration(c.deadlines.recoveryS) : 'configured'} recovery deadline, not in general.`,
   );
+  const defects = storeDefectsFor(store);
   out.push(
-    `- **Architecturally supported but not qualified:** the same guarantee against AWS S3 and managed S3-compatible services (AWS may answer a repeated CompleteMultipartUpload with success where this store answers NoSuchUpload); more than ${c ? plural(c.workload.partitions, 'partition') : 'the tested partitions'} or ${p ? plural(p.rig.hosts.filter((h) => h.roles.includes('worker')).length, 'worker') : 'the tested workers'}; runs longer than this one; other engines behind the same engine plug.`,
+    defects.length
+      ? `- **Known defects of this store** (${storeWords}), which a run against it may meet: ${defects.map((d) => `${d.id}: ${d.summary} (\`${d.doc}\`)`).join('; ')}.`
+      : `- **Known defects of this store:** none of the harness's registry applies to ${storeWords}.`,
+  );
+  out.push(
+    `- **Architecturally supported but not qualified:** the same guarantee against AWS S3 and managed S3-compatible services, whose answers to a repeated CompleteMultipartUpload and whose defects this run did not meet; ${p?.rig.kind === 'local' ? 'separate machines, with their own cores, disks and network; ' : ''}more than ${c ? plural(c.workload.partitions, 'partition') : 'the tested partitions'} or ${p ? plural(p.rig.hosts.filter((h) => h.roles.includes('worker')).length, 'worker') : 'the tested workers'}; runs longer than this one; other engines behind the same engine plug.`,
   );
   const unscheduled = FAULT_KINDS.filter((k) => !kinds.find((s) => s.kind === k && s.planned > 0));
+  const landed = (k: FaultKind) => outcomes.filter((o) => o.kind === k && o.planned !== undefined && o.landedAt !== undefined).length;
+  const unknown = QUAL03_UNKNOWN.filter((u) => !u.shownBy || landed(u.shownBy) === 0).map((u) => u.words);
+  const notUnknown = QUAL03_UNKNOWN.filter((u) => u.shownBy && landed(u.shownBy) > 0).map((u) => `${u.words} (${plural(landed(u.shownBy!), `${u.shownBy} fault`)} landed in this run)`);
+  const lookalikes = [
+    ...(landed('disk-full') ? ['a full disk, which this run scheduled, is not disk corruption'] : []),
+    ...(landed('store-tamper') ? ["an object changed through the S3 API, as this run's store-tamper faults did, is not corruption of the store's own data"] : []),
+  ];
   out.push(
-    `- **Unknown:** ${unscheduled.length ? `fault kinds this campaign did not schedule (${unscheduled.join(', ')}), and ` : ''}fault classes no campaign here schedules: corruption of the engine's disk (bits flipped under its state) and of the store's own data (bit rot in the store's files).`,
+    `- **Unknown:** the fault classes QUAL-03 names as Unknown that this run did not show (${listWords(unknown)})${unscheduled.length ? `, and the fault kinds this campaign did not schedule (${unscheduled.join(', ')})` : ''}.${notUnknown.length ? ` No longer Unknown here: ${listWords(notUnknown)}.` : ''}${lookalikes.length ? ` Look-alikes that do not count: ${listWords(lookalikes)}.` : ''}`,
   );
   out.push('');
   return out;
@@ -491,20 +536,26 @@ function caveats(x: Ctx): string[] {
           ? ` — longer than this ${fmtDuration(x.runS)} run, so no pending upload that a durable checkpoint still referenced could be swept during it`
           : ` — **not** longer than this ${fmtDuration(x.runS)} run: a pending upload that a durable checkpoint still referenced could have been swept during it`;
     }
+    const minio = /minio/i.test(storeComponent(ev)?.name ?? '') || expiryRaw !== undefined;
     const expiry = expiryRaw
       ? `\`MINIO_API_STALE_UPLOADS_EXPIRY\`, set to ${expiryRaw} for this rig${fit}`
-      : '`MINIO_API_STALE_UPLOADS_EXPIRY` (72h on the rig; the value is not recorded in this run\'s provenance.json)';
+      : "`MINIO_API_STALE_UPLOADS_EXPIRY` (its value is not recorded in this run's provenance.json)";
     out.push(
-      `- ${plural(v.pendingUploads, 'multipart upload')} ${v.pendingUploads === 1 ? 'was' : 'were'} left pending after the run, counted ${ev.pendingUploads?.method ? `by the engine plug: ${ev.pendingUploads.method}` : "from the engine's own journal of started uploads, each key listed exactly"}. They are expected, not defects: a worker killed after staging parts but before its checkpoint became durable leaves its upload incomplete, and an incomplete upload has no visible object, so no consumer can read it. They only cost storage until removed. MinIO does not implement the \`AbortIncompleteMultipartUpload\` lifecycle rule that the sink's documentation would otherwise call for; it sweeps stale uploads itself once they are older than ${expiry}.`,
+      `- ${plural(v.pendingUploads, 'multipart upload')} ${v.pendingUploads === 1 ? 'was' : 'were'} left pending after the run, counted ${ev.pendingUploads?.method ? `by the engine plug: ${ev.pendingUploads.method}` : "from the engine's own journal of started uploads, each key listed exactly"}. They are expected, not defects: a worker killed after staging parts but before its checkpoint became durable leaves its upload incomplete, and an incomplete upload has no visible object, so no consumer can read it. They only cost storage until removed.${minio ? ` MinIO does not implement the \`AbortIncompleteMultipartUpload\` lifecycle rule that the sink's documentation would otherwise call for; it sweeps stale uploads itself once they are older than ${expiry}.` : ''}`,
     );
   }
-  out.push('- The store was self-hosted so that its availability could be a scheduled fault: a managed service cannot be paused on command, and the outage compositions are the point of the campaign.');
-  const errs = ev.samples.reduce((n, s) => n + (s.errors ?? 0), 0);
+  const outages = x.outcomes.filter((o) => o.kind === 'store-outage' && o.planned !== undefined && o.landedAt !== undefined).length;
+  out.push(
+    outages
+      ? `- The store was self-hosted so that its availability could be a scheduled fault (${plural(outages, 'store outage')} landed in this run): a managed service cannot be paused on command.`
+      : '- The store was self-hosted; this run scheduled no store outage that landed, so nothing here shows the engine meeting an unavailable store.',
+  );
+  const timing = sampleErrorTiming(ev, x.outcomes);
   const withErr = ev.samples.filter((s) => (s.errors ?? 0) > 0);
-  if (errs > 0) {
+  if (timing.errors > 0) {
     const examples = [...new Set(withErr.map((s) => s.lastError).filter((e): e is string => !!e))].slice(0, 3);
     out.push(
-      `- The oracle met ${plural(errs, 'transient store error')} in ${plural(withErr.length, 'sample')} (of ${fmtInt(ev.samples.length)})${examples.length ? `, e.g. ${examples.map((e) => `\`${cell(e)}\``).join('; ')}` : ''}. Each was retried and the sample judged normally; an error lasting ${c ? fmtDuration(c.deadlines.sampleStuckS) : 'past the stuck-sample deadline'} would have failed the run as a stuck oracle.`,
+      `- The oracle met ${plural(timing.errors, 'transient store error')} in ${plural(timing.samples, 'sample')} (of ${fmtInt(ev.samples.length)}): ${describeSampleErrorTiming(timing)}${examples.length ? `; e.g. ${examples.map((e) => `\`${cell(e)}\``).join('; ')}` : ''}. Each was retried and the sample judged normally; an error lasting ${c ? fmtDuration(c.deadlines.sampleStuckS) : 'past the stuck-sample deadline'} would have failed the run as a stuck oracle.`,
     );
   } else if (ev.samples.length) {
     out.push(`- The oracle met no transient store errors in its ${plural(ev.samples.length, 'sample')}.`);

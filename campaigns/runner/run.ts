@@ -15,6 +15,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ChaosController } from '../../chaos/controller.ts';
 import { engineDescription, type Engine } from '../../engine/engine.ts';
@@ -210,11 +211,16 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
     seed: campaign.seed,
     engine: { name: engine.name, revision: revision.revision, dirty: revision.dirty, sink: engine.sinkFamily, ...(mutant !== 'none' ? { mutant } : {}), faultPoints: [...engine.faultPoints], mandatoryFaultPoints: [...engine.mandatoryFaultPoints], ...engineDescription(engine) } as Provenance['engine'],
     components: manifest.components.map((c) => ({ name: c.name, version: c.version, sha256: c.sha256 })),
-    rig: { kind: rig.kind, hosts: rig.hosts.map((h) => ({ name: h.name, address: h.address, roles: [...h.roles] })) },
+    rig: { kind: rig.kind, hosts: rig.hosts.map((h) => ({ name: h.name, address: h.address, roles: [...h.roles] })), operationsHost: operationsHostResources() },
     harness: { node: process.version, platform: `${process.platform} ${process.arch}` },
     startedAt,
     storeSettings: { MINIO_API_STALE_UPLOADS_EXPIRY: STALE_UPLOADS_EXPIRY },
     ...(replayed ? { replays: replayed.record.replays } : {}),
   });
   return { runId, campaign, engine, mutant, plan, rig, credentials, remote, topic, prefix, startedAt, revision, store, progress, log };
+}
+
+/** This machine's logical cores and memory, as provenance.json records the operations host (on a local rig, every host shares them). */
+export function operationsHostResources(): { cores: number; memoryMiB: number } {
+  return { cores: os.availableParallelism(), memoryMiB: Math.round(os.totalmem() / 2 ** 20) };
 }

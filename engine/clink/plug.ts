@@ -56,6 +56,12 @@ class ClinkEngine extends EngineHosts implements Engine {
   readonly name = 'clink';
   readonly sinkFamily = SINK_FAMILY;
   readonly commitCheck = "Clink checks the object's ETag, size and its own token in the metadata";
+  /** The sink stages nothing for an empty buffer (s3-2pc-sink.ts), and one upload per subtask per checkpoint otherwise. */
+  readonly commitCadence = 'each subtask commits at most one object per completed checkpoint, none for a checkpoint in which it received no records';
+  /** A lost worker or a failed subtask redeploys every subtask from the last completed checkpoint, whose handles each sink completes again (coordinator.ts, s3-2pc-sink.ts). */
+  readonly restoreRecommit = 'every restore redeploys all subtasks from the last completed checkpoint, and each sink completes every upload handle restored with it again';
+  readonly profile =
+    "Clink's coordinator deals the topic's partitions over the workers, one subtask each (source and sink in one task), and writes its completed-checkpoint log to the coordinator host's local disk (append + fsync); each subtask stages one multipart upload per checkpoint; losing a worker or a subtask restores the whole job from the last completed checkpoint in a new epoch.";
   readonly faultPoints = FAULT_POINTS;
   readonly mandatoryFaultPoints = MANDATORY_FAULT_POINTS;
   readonly recoveryFaultPoints = RECOVERY_FAULT_POINTS;

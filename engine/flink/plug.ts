@@ -38,7 +38,7 @@ import { hostStateDir } from '../../rig/state-fs.ts';
 import { component, readManifest } from '../../rig/install.ts';
 import { FLINK_AGENT_JAR, FLINK_JOB_JAR, FLINK_PINS } from '../../rig/install-flink.ts';
 import { QualError } from '../../lib/errors.ts';
-import { FLINK_PORTS, flinkConfigYaml, log4jProperties, serviceCommand, slotsPerWorker, submitCommand, zooCfg, type FlinkAgentSpec, type FlinkLayout, type FlinkService } from './config.ts';
+import { FLINK_PORTS, FLINK_RESTART_DELAY, flinkConfigYaml, log4jProperties, serviceCommand, slotsPerWorker, submitCommand, zooCfg, type FlinkAgentSpec, type FlinkLayout, type FlinkService } from './config.ts';
 import { FLINK_COORDINATOR_FAULT_POINTS, FLINK_FAULT_POINT_INJECTION, FLINK_FAULT_POINTS, FLINK_NOT_APPLICABLE_POINTS, FLINK_RECOVERY_FAULT_POINTS } from './fault-points.ts';
 import { parseJsonl } from '../../lib/jsonl.ts';
 import { EngineHosts, collectHostFiles } from '../hosts.ts';
@@ -151,6 +151,15 @@ class FlinkEngine extends EngineHosts implements Engine {
   /** Read from flink-s3-fs-hadoop 2.2.0's S3Committer.commitAfterRecovery (javap): getObjectMetadata, then getContentLength against the recovered upload's total length. */
   readonly commitCheck =
     "Flink's S3Committer reads the object's metadata and accepts it when its length equals the recovered upload's, so only the size is checked";
+  /** OnCheckpointRollingPolicy (job/ExactlyOnceJob.java): a part file per subtask is rolled at every checkpoint, and none is opened without a record. */
+  readonly commitCadence = 'each subtask commits at most one part file per completed checkpoint (OnCheckpointRollingPolicy), none for a checkpoint in which it received no records';
+  /** Flink's committer commits every committable restored with the checkpoint again on every restore (commitAfterRecovery), and failover is full (config.ts). */
+  readonly restoreRecommit = "every restore (full failover) restores every subtask from the last completed checkpoint, and Flink's committer commits every committable restored with it again";
+  /** The job (job/ExactlyOnceJob.java) and the cluster's settings (config.ts) as deployed, high availability as the options say. */
+  get profile(): string {
+    const ha = this.opts.noHa ? 'without high availability (a JobManager kill loses the job)' : 'with ZooKeeper high availability beside them';
+    return `The job is one chained vertex (Kafka source, an identity map, the FileSink writer and its committer) at one subtask per partition; part files roll on every checkpoint (OnCheckpointRollingPolicy); the heap state backend keeps completed checkpoints on the coordinator host's local disk, ${ha}; any failure restarts the whole job (full failover, fixed-delay restarts ${FLINK_RESTART_DELAY} apart).`;
+  }
   readonly opts: FlinkPlugOptions;
   #job: EngineJobSpec | null = null;
   #jobId: string | null = null;

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { engineDescription } from '../../../engine/engine.ts';
 import { loadEngine, ENGINE_NAMES } from '../../../engine/index.ts';
+import { flinkEngine } from '../../../engine/flink/plug.ts';
 
 t.test('each plug describes itself into provenance: version, mechanism, commit check, points', async (t) => {
   t.same([...ENGINE_NAMES].sort(), ['clink', 'flink']);
@@ -14,7 +15,23 @@ t.test('each plug describes itself into provenance: version, mechanism, commit c
   t.ok(flink.faultPointInjection && Object.keys(flink.faultPointInjection).length > 0, 'how each point is injected');
 });
 
+t.test('each plug declares its commit cadence, what a restore re-commits, and the job it deploys', async (t) => {
+  const clink = engineDescription(loadEngine('clink'));
+  t.match(clink.commitCadence, 'at most one object per completed checkpoint');
+  t.match(clink.restoreRecommit, 'every restore');
+  t.match(clink.profile, 'completed-checkpoint log');
+  const flink = engineDescription(loadEngine('flink'));
+  t.match(flink.commitCadence, 'OnCheckpointRollingPolicy');
+  t.match(flink.restoreRecommit, "Flink's committer commits every committable restored with it again");
+  t.match(flink.profile, 'one chained vertex');
+  t.match(flink.profile, 'OnCheckpointRollingPolicy');
+  t.match(flink.profile, "on the coordinator host's local disk");
+  t.match(flink.profile, 'full failover');
+  t.match(flink.profile, 'ZooKeeper high availability');
+  t.match(engineDescription(flinkEngine({ noHa: true })).profile, 'without high availability', 'the profile follows the options the plug runs with');
+});
+
 t.test('a plug that says nothing adds nothing', async (t) => {
-  const bare = { ...loadEngine('clink'), commitCheck: undefined, version: undefined, sinkMechanism: undefined, faultPointInjection: undefined, faultPointsNotApplicable: {} };
+  const bare = { ...loadEngine('clink'), commitCheck: undefined, commitCadence: undefined, restoreRecommit: undefined, profile: undefined, version: undefined, sinkMechanism: undefined, faultPointInjection: undefined, faultPointsNotApplicable: {} };
   t.same(engineDescription(bare as never), {});
 });

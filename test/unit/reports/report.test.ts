@@ -81,7 +81,7 @@ t.test('a PASS run: every section, verdict up front, figures from the evidence',
   t.match(md, /\| `sink\.after-commit` \| yes \| 1 of 1 \| yes \|/);
   t.match(md, /Every mandatory point was covered/);
   t.match(md, /\*\*store-down-during-worker-recovery\*\* is the decisive one: .* Scheduled 1 time; every step landed and recovered in 1; the worker kill landed while the store was still down in 1\./);
-  t.match(md, /- \*\*Demonstrated:\*\* exactly-once .* at revision `625cc82d69af`, against minio RELEASE\.2025-09-07T16-13-09Z\./);
+  t.match(md, /- \*\*Demonstrated:\*\* exactly-once .* at revision `625cc82d69af`, against minio RELEASE\.2025-09-07T16-13-09Z, on a local rig: 8 network namespaces on one kernel, with the operations host in the root namespace, all sharing 2 cores, 7\.8 GiB of memory and one disk\./);
   const samples = jsonl<Sample>(path.join(fx('run-pass'), 'samples.jsonl'));
   const errs = samples.reduce((k, s) => k + s.errors, 0);
   t.ok(errs > 1, 'the fixture has transient errors');
@@ -411,3 +411,81 @@ t.test("a composition's own recovery is a row of the survived table; an old chao
   t.match(old, new RegExp(`\\| Composition ${name} \\([a-z+ -]+\\), as a whole \\| 1 \\| 1 \\| 1 \\| not recorded \\|`));
   t.match(old, 'their steps were timed from the composition\'s last heal, not their own');
 });
+
+/** Rewrites a fixture copy's JSON evidence file in place. */
+function editJson(dir: string, file: string, edit: (j: any) => void): void {
+  const f = path.join(dir, file);
+  const j = JSON.parse(readFileSync(f, 'utf8'));
+  edit(j);
+  writeFileSync(f, JSON.stringify(j, null, 2));
+}
+
+const claimOf = (md: string) => /\*\*Claim under test\.\*\* (.*)\n/.exec(md)![1]!;
+
+t.test('the claim names only the fault classes that were scheduled, landed and recovered', async (t) => {
+  const pass = claimOf(renderReport(fx('run-pass')));
+  t.notMatch(pass, '(staged multipart commits)', "no fixed description of Clink's sink");
+  t.match(pass, 'when the object store is unavailable');
+  t.match(pass, 'when the object store is down during a recovery', 'the fixture ran the decisive composition, and it recovered');
+  t.notMatch(pass, 'frozen', 'process pauses were not scheduled');
+  t.notMatch(pass, 'clock', 'clock steps were not scheduled');
+
+  const dir = copyRun(t, 'run-pass');
+  const outages = new Set(planOf('run-pass').filter((f) => f.kind === 'store-outage').map((f) => f.id));
+  t.ok(outages.size > 0, 'the fixture plans store outages');
+  const chaos = path.join(dir, 'chaos.jsonl');
+  const kept = jsonl<ChaosRecord>(chaos).map((r) => (outages.has(r.faultId) && r.phase !== 'planned' ? { ...r, phase: r.phase === 'landed' ? 'not-landed' : r.phase } : r)).filter((r) => !(outages.has(r.faultId) && r.phase !== 'planned' && r.phase !== 'not-landed'));
+  writeFileSync(chaos, kept.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const md = renderReport(dir);
+  const claim = claimOf(md);
+  t.notMatch(claim, 'object store', 'no store outage landed: neither the outage nor the outage during a recovery is claimed');
+  t.match(claim, 'when its worker processes are killed', 'what did land is still claimed');
+  t.notMatch(md, /including \d+ store outages? during a worker's recovery/, 'nor demonstrated');
+  t.match(md, 'this run scheduled no store outage that landed', 'the caveat on the self-hosted store says so');
+});
+
+t.test('claim boundaries from provenance: the rig, the engine as deployed, the store defects that apply, the Unknown classes', async (t) => {
+  const pass = renderReport(fx('run-pass'));
+  t.match(pass, "- **The engine as deployed:** Clink's coordinator deals the topic's partitions over the workers");
+  t.match(pass, '- **Known defects of this store:** none of the harness\'s registry applies to minio RELEASE.2025-09-07T16-13-09Z.');
+  t.match(pass, '- **Unknown:** the fault classes QUAL-03 names as Unknown that this run did not show (disk corruption, object-store data corruption and clock steps)');
+  t.notMatch(pass, 'NoSuchUpload', "no sentence states what the store answers: nothing in the evidence says");
+  t.match(pass, 'Those kills are not the only repeated commits: Clink declares that every restore redeploys all subtasks');
+
+  t.match(pass, 'plus the operations host, which no fault targets (2 cores, 7.8 GiB of memory, shared by every host of this rig) |', 'the provenance table names what the rig shares');
+  t.match(pass, "Protocol-point faults are armed by name inside the engine's own code", 'the fixture schedules protocol points');
+  t.notMatch(pass, 'inside the sink and coordinator code', "no fixed sentence about Clink's code");
+
+  const fail = renderReport(fx('run-fail'));
+  t.match(fail, 'plus the operations host, which no fault targets |', 'older provenance: nothing said of cores');
+  t.match(fail, 'It ran on a local rig: 8 network namespaces on one kernel, with the operations host in the root namespace, all sharing one disk (core count not recorded).', 'provenance from before the field');
+  t.match(fail, 'the engine plug recorded no profile of the job it deployed');
+  t.notMatch(fail, 'Those kills are not the only repeated commits', 'no declaration, no sentence');
+
+  const dir = copyRun(t, 'run-pass');
+  editJson(dir, 'provenance.json', (p) => {
+    p.components.find((c: { name: string }) => c.name === 'minio').version = 'v0.0.0-20260212201848-7aac2a2c5b7c';
+    p.rig.kind = 'inventory';
+    p.engine.profile = 'The job is one chained vertex (a test profile).';
+  });
+  const plan = planOf('run-pass');
+  const at = plan[plan.length - 1]!.atS + 1;
+  plan.push({ id: 'f900', kind: 'clock-step', atS: at, target: 'worker-1', offsetS: 300, durationS: 5 }, { id: 'f901', kind: 'disk-full', atS: at, target: 'worker-2', durationS: 5 });
+  writeFileSync(path.join(dir, 'plan.json'), JSON.stringify(plan, null, 2));
+  const last = jsonl<ChaosRecord>(path.join(dir, 'chaos.jsonl')).at(-1)!.t;
+  const recs = ['f900', 'f901'].flatMap((id, i) =>
+    (['planned', 'landed', 'healed', 'recovered'] as const).map((phase) => ({ t: last, faultId: id, kind: i === 0 ? 'clock-step' : 'disk-full', target: `worker-${i + 1}`, phase, ...(phase === 'landed' ? { evidence: { note: 'test' } } : {}), ...(phase === 'recovered' ? { recoveryS: 3 } : {}) })),
+  );
+  writeFileSync(path.join(dir, 'chaos.jsonl'), readFileSync(path.join(dir, 'chaos.jsonl'), 'utf8') + recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const md = renderReport(dir);
+  t.match(md, '- **Known defects of this store** (minio v0.0.0-20260212201848-7aac2a2c5b7c), which a run against it may meet: F-1: a CompleteMultipartUpload whose client goes away');
+  t.match(md, '(`docs/findings/minio-complete-cancel.md`)');
+  t.match(md, 'on 8 inventory hosts plus the operations host (2 cores, 7.8 GiB of memory).', 'an inventory rig is counted in hosts, not namespaces');
+  t.notMatch(md, 'separate machines, with their own cores', 'an inventory rig is separate machines already');
+  t.match(md, '- **The engine as deployed:** The job is one chained vertex (a test profile).');
+  t.match(md, 'that this run did not show (disk corruption and object-store data corruption)', 'a landed clock step takes clock steps out of Unknown');
+  t.match(md, 'No longer Unknown here: clock steps (1 clock-step fault landed in this run).');
+  t.match(md, 'Look-alikes that do not count: a full disk, which this run scheduled, is not disk corruption.');
+  t.match(claimOf(md), "when an engine host's wall clock steps");
+});
+
