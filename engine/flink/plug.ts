@@ -43,6 +43,7 @@ import { FLINK_COORDINATOR_FAULT_POINTS, FLINK_FAULT_POINT_INJECTION, FLINK_FAUL
 import { parseJsonl } from '../../lib/jsonl.ts';
 import { EngineHosts, collectHostFiles } from '../hosts.ts';
 import { armPoint, writeArmed } from '../armed-points.ts';
+import { flinkIntegrityStop, flinkRecommitTarget, type RestJobExceptions } from './tamper.ts';
 
 export const SINK_FAMILY = 'flink_filesink_s3';
 export const JOBMANAGER_SERVICE: FlinkService = 'flink-jobmanager';
@@ -151,8 +152,12 @@ class FlinkEngine extends EngineHosts implements Engine {
   /** Read from flink-s3-fs-hadoop 2.2.0's S3Committer.commitAfterRecovery (javap): getObjectMetadata, then getContentLength against the recovered upload's total length. */
   readonly commitCheck =
     "Flink's S3Committer reads the object's metadata and accepts it when its length equals the recovered upload's, so only the size is checked";
+  /** Store tamper (EngineStoreTamper): the part file committed after the latest checkpoint (tamper.ts). Part keys name no subtask or checkpoint: no placeOfObject. */
+  readonly recommitTarget = flinkRecommitTarget;
   readonly opts: FlinkPlugOptions;
   #job: EngineJobSpec | null = null;
+  /** The newest refusal of an object in the job's exception history (tamper.ts), kept across JobManager restarts (whose history starts empty). */
+  #integrityStop: { at: string; message: string } | null = null;
   #jobId: string | null = null;
   /** Completed checkpoints seen through the REST API, by id (Flink's own history resets when the JobManager restarts). */
   #completed = new Map<number, { id: number; epoch: number; at: string }>();
@@ -185,6 +190,7 @@ class FlinkEngine extends EngineHosts implements Engine {
     this.#completed.clear();
     this.#epochBase = 0;
     this.#lastRestarts = 0;
+    this.#integrityStop = null;
     if (job.mutant && job.mutant !== 'none') throw new QualError('BAD_ARGUMENTS', `flink: no sink mutants exist for Flink (asked for '${job.mutant}')`);
     if (job.controlledClock) throw new QualError('BAD_ARGUMENTS', 'flink: clock-step faults (a controlled clock) are not supported for Flink');
     const manifest = readManifest();
@@ -336,13 +342,17 @@ class FlinkEngine extends EngineHosts implements Engine {
           const t = cp.latest_ack_timestamp ?? cp.trigger_timestamp ?? Date.now();
           this.#completed.set(cp.id, { id: cp.id, epoch: this.#epoch(), at: new Date(t).toISOString() });
         }
+        // The exception history only adds a refusal: a failed read of it changes nothing else.
+        const ex = await this.#rest<RestJobExceptions>(`/jobs/${this.#jobId}/exceptions`).catch(() => null);
+        const stop = ex ? flinkIntegrityStop(ex) : null;
+        if (stop && (!this.#integrityStop || stop.at > this.#integrityStop.at)) this.#integrityStop = stop;
       } catch {
         running = false; // the JobManager is down or not leader yet: what was seen stays
       }
     }
     const checkpoints = [...this.#completed.values()].sort((a, b) => a.id - b.id).slice(-1000);
     const last = checkpoints.at(-1) ?? null;
-    return { running, epoch: this.#epoch(), completedCheckpoints: this.#completed.size, lastCompletedCheckpointId: last?.id ?? null, lastCompletedAt: last?.at ?? null, checkpoints };
+    return { running, epoch: this.#epoch(), completedCheckpoints: this.#completed.size, lastCompletedCheckpointId: last?.id ?? null, lastCompletedAt: last?.at ?? null, checkpoints, ...(this.#integrityStop ? { integrityStop: this.#integrityStop } : {}) };
   }
 
   /** Asks Flink for a checkpoint now (triggerFlinkCheckpoint): a no-op before the job was submitted, while it is not running or while a checkpoint is in progress. */
