@@ -44,6 +44,7 @@ import { parseJsonl } from '../../lib/jsonl.ts';
 import { EngineHosts, collectHostFiles } from '../hosts.ts';
 import { armPoint, writeArmed } from '../armed-points.ts';
 import { flinkIntegrityStop, flinkRecommitTarget, type RestJobExceptions } from './tamper.ts';
+import { FLINK_MUTANTS, isFlinkMutant } from './mutants.ts';
 
 export const SINK_FAMILY = 'flink_filesink_s3';
 export const JOBMANAGER_SERVICE: FlinkService = 'flink-jobmanager';
@@ -144,7 +145,8 @@ class FlinkEngine extends EngineHosts implements Engine {
   /** The harness's mandatory points stay mandatory: uncovered, they are reported as such, never as covered. */
   readonly mandatoryFaultPoints: readonly string[] = MANDATORY_FAULT_POINTS;
   readonly faultPointsNotApplicable = FLINK_NOT_APPLICABLE_POINTS;
-  readonly mutants: readonly MutantInfo[] = [];
+  /** Put into Flink's methods by the agent (engine/flink/mutants.ts, agent Mutants.java). */
+  readonly mutants: readonly MutantInfo[] = FLINK_MUTANTS;
   readonly version = FLINK_PINS.flink;
   readonly faultPointInjection = FLINK_FAULT_POINT_INJECTION;
   readonly sinkMechanism =
@@ -191,7 +193,9 @@ class FlinkEngine extends EngineHosts implements Engine {
     this.#epochBase = 0;
     this.#lastRestarts = 0;
     this.#integrityStop = null;
-    if (job.mutant && job.mutant !== 'none') throw new QualError('BAD_ARGUMENTS', `flink: no sink mutants exist for Flink (asked for '${job.mutant}')`);
+    if (job.mutant && job.mutant !== 'none' && !isFlinkMutant(job.mutant)) {
+      throw new QualError('BAD_ARGUMENTS', `flink: unknown mutant '${job.mutant}' (known: ${FLINK_MUTANTS.map((m) => m.name).join(', ')})`);
+    }
     if (job.controlledClock) throw new QualError('BAD_ARGUMENTS', 'flink: clock-step faults (a controlled clock) are not supported for Flink');
     const manifest = readManifest();
     const lib = component(manifest, 'flink');
@@ -247,7 +251,8 @@ class FlinkEngine extends EngineHosts implements Engine {
     const existing = await servicePid(r, service);
     if (existing !== null) return existing;
     const l = this.#layout(host);
-    const agent: FlinkAgentSpec = { jar: `${flinkDir(host)}/agent/${FLINK_AGENT_JAR}`, faultsDir: flinkFaultsDir(host), host: host.name, role: service === JOBMANAGER_SERVICE ? 'coordinator' : 'worker' };
+    const mutant = this.#job?.mutant && this.#job.mutant !== 'none' ? this.#job.mutant : undefined;
+    const agent: FlinkAgentSpec = { jar: `${flinkDir(host)}/agent/${FLINK_AGENT_JAR}`, faultsDir: flinkFaultsDir(host), host: host.name, role: service === JOBMANAGER_SERVICE ? 'coordinator' : 'worker', ...(mutant ? { mutant } : {}) };
     const command = service === ZOOKEEPER_SERVICE ? serviceCommand(service, l, { zooCfg: `${l.conf}/zoo.cfg` }) : serviceCommand(service, l, { agent });
     if (service === JOBMANAGER_SERVICE && this.#jobId) {
       // A JobManager restart is one more epoch; its numRestarts counts from 0 again.
