@@ -1,6 +1,8 @@
 /**
- * Every fault kind, one package each, and the only list of them: `FaultKind` and
- * `FAULT_KINDS` come from here. Adding a kind: one file (its package, with its spec), one
+ * Every fault kind, one package each: `FAULT_KINDS` and the packages come from here; the
+ * names themselves are data in lib/fault-kinds.ts (so that lib/ need not import chaos/),
+ * and the compiler checks that every name there has a package here and nothing else does.
+ * Adding a kind: one file (its package, with its spec), its name in lib/fault-kinds.ts, one
  * line here, then `npm run schema` regenerates campaigns/schema.json (CI checks it is current).
  */
 import { brokerRestart } from './broker-restart.ts';
@@ -8,6 +10,7 @@ import { clockStep } from './clock-step.ts';
 import { coordinatorKill } from './coordinator-kill.ts';
 import { diskFull } from './disk-full.ts';
 import type { FaultKindSpec, FaultPackage } from './fault.ts';
+import { FAULT_KIND_NAMES, type FaultKind } from '../lib/fault-kinds.ts';
 import { packetLoss } from './packet-loss.ts';
 import { partition } from './partition.ts';
 import { processPause } from './process-pause.ts';
@@ -28,13 +31,13 @@ export const FAULT_PACKAGES = {
   'store-tamper': storeTamper,
   'disk-full': diskFull,
   'clock-step': clockStep,
-} as const satisfies Record<string, FaultPackage>;
+} as const satisfies Record<FaultKind, FaultPackage>;
 
-/** A fault kind's name. */
-export type FaultKind = keyof typeof FAULT_PACKAGES;
+/** A fault kind's name (lib/fault-kinds.ts). */
+export type { FaultKind };
 
 /** Every kind, in the registry's order (the report's, the schema's and the loader's). */
-export const FAULT_KINDS = Object.keys(FAULT_PACKAGES) as FaultKind[];
+export const FAULT_KINDS: readonly FaultKind[] = FAULT_KIND_NAMES;
 
 /** Each kind's spec (label, colour, schema fragments, targets, evidence), in FAULT_KINDS order. */
 export const FAULT_SPECS: Readonly<Record<FaultKind, FaultKindSpec>> = Object.fromEntries(Object.entries(FAULT_PACKAGES).map(([k, p]) => [k, p.spec])) as Record<FaultKind, FaultKindSpec>;

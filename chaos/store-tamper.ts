@@ -1,8 +1,9 @@
 /**
  * Store tamper: a foreign writer (the harness, with the rig's store credentials) acts on a
- * committed object under the run's prefix: the newest committed object of one subtask, the
- * one the engine re-completes on its next recovery (Clink's keys are
- * <prefix>subtask=S/epoch=E/chk=C.jsonl; another layout falls back to the newest object).
+ * committed object under the run's prefix: the one the engine will commit again at its next
+ * restore, and the checkpoint that holds it, as the engine plug says (Engine.recommitTarget:
+ * Clink reads its keys, Flink its part files' commit times); when the engine cannot say,
+ * the newest object, and then acceptance is not judged.
  *
  * Variants (PlannedFault.variant):
  *  - foreign-put: an object of the same size with other bytes (the lines in reverse order)
@@ -15,12 +16,15 @@
  * same multipart ETag. Landing evidence: the key touched, the old and new ETag and size,
  * the time. Healing evidence: the restored ETag (equal to the original, else the heal
  * fails), and the engine's reaction while the object was not its own:
- *  - 'integrity-stop': the engine stopped loudly naming the key (then the heal restarts
- *    whatever stopped, so the recovery re-completes against the restored object);
+ *  - 'integrity-stop': the engine reported refusing the object, naming the key
+ *    (EngineHealth.integrityStop: Clink's coordinator stops, Flink's job fails and restarts;
+ *    the heal restarts whatever stopped, so the recovery re-completes against the restored
+ *    object);
  *  - 'accepted': the engine recovered from the checkpoint that holds the key, while the
  *    object was tampered, and went on without a stop (it took the object as its own);
  *  - 'not-met': the engine moved on (a checkpoint completed in the same epoch) before any
- *    recovery re-completed the key, or the reaction could not be decided in time.
+ *    recovery re-completed the key, or the reaction could not be decided in time: within
+ *    the campaign's recovery deadline, and never less than 45 s or 6 checkpoint intervals.
  * docs/faults.md ("store-tamper") says how the verdict reads each.
  */
 import {
@@ -35,8 +39,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { EngineHealth } from '../engine/engine.ts';
-import { parseClinkKey } from '../engine/clink/sink/keys.ts';
+import type { EngineHealth, EngineStoreTamper } from '../engine/engine.ts';
 import type { TamperVariant } from '../lib/evidence.ts';
 import { poll } from '../lib/retry.ts';
 import { FaultNotLanded, type FaultContext, type FaultPackage } from './fault.ts';
@@ -50,25 +53,31 @@ export interface StoreObjectRef {
 }
 
 /**
- * The object the engine re-completes on its next recovery: the newest committed object of a
- * subtask. The highest checkpoint id wins (ids increase across epochs and restarts), then
- * the lowest subtask; objects of another layout: the newest by LastModified. Empty objects
- * are skipped (nothing to tamper with but the metadata). Null when there is none.
+ * The object to tamper with: the one the engine will commit again at its next restore, with
+ * the checkpoint that holds it (engine.recommitTarget, given the engine's health read just
+ * before the listing). When the engine cannot say: the newest non-empty object by
+ * LastModified (ties: the first key), without a checkpoint, so its acceptance is never
+ * judged. Null when there is no non-empty object.
  */
-export function chooseTamperTarget(objects: readonly StoreObjectRef[]): (StoreObjectRef & { checkpointId?: number; subtask?: number }) | null {
-  let best: (StoreObjectRef & { checkpointId: number; subtask: number }) | null = null;
-  for (const o of objects) {
-    if (o.size <= 0) continue;
-    const k = parseClinkKey(o.key);
-    if (!k) continue;
-    if (!best || k.checkpointId > best.checkpointId || (k.checkpointId === best.checkpointId && k.subtask < best.subtask)) {
-      best = { ...o, checkpointId: k.checkpointId, subtask: k.subtask };
-    }
-  }
-  if (best) return best;
+export function chooseTamperTarget(
+  objects: readonly StoreObjectRef[],
+  engine: EngineStoreTamper,
+  health: Pick<EngineHealth, 'checkpoints' | 'lastCompletedCheckpointId'>,
+): (StoreObjectRef & { checkpointId?: number; subtask?: number }) | null {
+  const target = engine.recommitTarget?.(objects, health) ?? null;
+  if (target) return target;
   const others = objects.filter((o) => o.size > 0 && o.lastModified);
   others.sort((a, b) => (a.lastModified! < b.lastModified! ? 1 : a.lastModified! > b.lastModified! ? -1 : a.key.localeCompare(b.key)));
   return others[0] ?? null;
+}
+
+/**
+ * How long the tamper waits for the engine's reaction before it restores the object: the
+ * campaign's recovery deadline (a restore may take that long: Flink's take 27-55 s), and
+ * never less than 45 s or 6 checkpoint intervals.
+ */
+export function reactionDeadlineMs(checkpointIntervalMs: number, recoveryDeadlineMs?: number): number {
+  return Math.max(45_000, 6 * checkpointIntervalMs, recoveryDeadlineMs ?? 0);
 }
 
 /** Other bytes of the same size: the lines in reverse order, or the bytes reversed when that changes nothing. */
@@ -219,7 +228,7 @@ export const storeTamper: FaultPackage = {
     try {
       // The engine's state and the newest committed object, read as close together as possible.
       const health = await ctx.engine.health();
-      const target = chooseTamperTarget(await listAll(s3, bucket, prefix));
+      const target = chooseTamperTarget(await listAll(s3, bucket, prefix), ctx.engine, health);
       if (!target) throw new FaultNotLanded(`no committed object under ${prefix} to tamper with`);
       saved = await save(s3, bucket, target.key);
       atTamper = { epoch: health.epoch, lastCompletedCheckpointId: health.lastCompletedCheckpointId, ...(target.checkpointId !== undefined ? { keyCheckpointId: target.checkpointId } : {}) };
@@ -270,7 +279,7 @@ export const storeTamper: FaultPackage = {
               health = await ctx.engine.health().catch(() => null);
               return health ? judgeReaction(saved.key, atTamper, health) : null;
             },
-            { deadlineMs: Math.max(45_000, 6 * ctx.checkpointIntervalMs), intervalMs: 1000 },
+            { deadlineMs: reactionDeadlineMs(ctx.checkpointIntervalMs, ctx.recoveryDeadlineMs), intervalMs: 1000 },
           )) ?? null;
         const restoredEtag = await restore(s3, bucket, saved);
         const restoredAt = new Date().toISOString();

@@ -75,9 +75,12 @@ export interface EngineHealth {
   /** Completed checkpoint records with times, newest last (at most the last 1000). */
   checkpoints?: { id: number; epoch: number; at: string }[];
   /**
-   * Set when the engine stopped the job on an integrity error (an object at its key that it
-   * did not write, or a committed object gone): when, and the engine's own message, which
-   * names the key. Kept until the engine runs the job again.
+   * How the engine reports refusing an object (an integrity stop), for the store-tamper
+   * fault: set when it stopped or failed the job on an integrity error (an object at its key
+   * that it did not write, or a committed object gone): when, and the engine's own message,
+   * which names the key. Clink's coordinator stops the job and keeps the stop until the job
+   * runs again; Flink fails the job and restarts it, and the newest refusal in its exception
+   * history is kept for the deployment (engine/flink/tamper.ts).
    */
   integrityStop?: { at: string; message: string };
 }
@@ -110,7 +113,59 @@ export interface MutantInfo {
   exposedBy?: FaultKind[];
 }
 
-export interface Engine {
+// ---- Store tamper (chaos/store-tamper.ts, oracle/findings.ts): what only the engine knows of its committed objects ----
+
+/** A committed object as a listing of the store shows it. */
+export interface CommittedObject {
+  key: string;
+  size: number;
+  /** The store's LastModified (ISO), when the listing gave it. */
+  lastModified?: string;
+}
+
+/** Where a committed object belongs, as far as its key tells: each null when the key does not say. */
+export interface ObjectPlace {
+  subtask: number | null;
+  epoch: number | null;
+  checkpoint: number | null;
+}
+
+/** The place of an object whose key tells nothing. */
+export const NO_PLACE: ObjectPlace = Object.freeze({ subtask: null, epoch: null, checkpoint: null });
+
+/** The object the engine will commit again at its next restore, and the completed checkpoint whose state holds it. */
+export interface RecommitTarget extends CommittedObject {
+  checkpointId: number;
+  /** The subtask that committed it, when the engine knows. */
+  subtask?: number;
+}
+
+/**
+ * The store-tamper parts of the plug contract. An engine without them can still be
+ * tampered with (the newest object is the target), but its acceptance of a foreign object
+ * is never judged: the reaction is then an integrity stop (EngineHealth.integrityStop
+ * naming the key) or 'not-met'.
+ */
+export interface EngineStoreTamper {
+  /** Where a committed object belongs, from its key (default: NO_PLACE). */
+  placeOfObject?(key: string): ObjectPlace;
+  /**
+   * Among the committed objects listed under the run's prefix, with the engine's health
+   * read just before the listing: the object the engine will commit again when it next
+   * restores from its latest completed checkpoint, and that checkpoint's id. Null when no
+   * object can be placed in a checkpoint's restore set.
+   */
+  recommitTarget?(objects: readonly CommittedObject[], health: Pick<EngineHealth, 'checkpoints' | 'lastCompletedCheckpointId'>): RecommitTarget | null;
+}
+
+/** The place of a committed object by the engine's own reading of its key (NO_PLACE when the engine cannot read it). */
+export function placeOfObject(engine: EngineStoreTamper | undefined, key: string): ObjectPlace {
+  return engine?.placeOfObject?.(key) ?? NO_PLACE;
+}
+
+// ---- end of the store-tamper block ----
+
+export interface Engine extends EngineStoreTamper {
   readonly name: string;
   /** The sink family a correct deployment must name in its open-time log line. */
   readonly sinkFamily: string;

@@ -31,9 +31,9 @@ export function raisedCounters(c: Counters): string[] {
   return COUNTER_NAMES.filter((n) => c[n] > 0).map((n) => `${n}=${c[n]}`);
 }
 
-/** A fault kind's name: one per package in chaos/kinds.ts (the registry is the only list). */
-export type { FaultKind } from '../chaos/kinds.ts';
-import type { FaultKind } from '../chaos/kinds.ts';
+/** A fault kind's name: one per package in chaos/kinds.ts (the names: lib/fault-kinds.ts). */
+export type { FaultKind } from './fault-kinds.ts';
+import type { FaultKind } from './fault-kinds.ts';
 
 /** What a store-tamper fault's foreign writer does under the engine's prefix. */
 export const TAMPER_VARIANTS = ['foreign-put', 'overwrite', 'delete'] as const;

@@ -8,15 +8,16 @@
  * without a second read of the bucket. A line number is exact when the object holds
  * nothing but event lines; otherwise it is left null.
  *
- * Place: Clink's keys encode `subtask=S/epoch=E/chk=C.jsonl`; other engines' keys may not,
- * and then subtask, epoch and checkpoint are null. Cause (attributeCauses): for the first
+ * Place: the subtask, epoch and checkpoint of an object, as the engine reads its own key
+ * (Engine.placeOfObject, given to the collector); null where the engine's keys do not say
+ * (Flink's part files), or when no engine is named. Cause (attributeCauses): for the first
  * findings of each counter, the faults whose windows (landed → recovered, chaos.jsonl)
  * began before the committing object's checkpoint completed (checkpoints.jsonl), nearest
  * first, and the epoch change the object belongs to.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseClinkKey } from '../engine/clink/sink/keys.ts';
+import type { ObjectPlace } from '../engine/engine.ts';
 import { COUNTER_NAMES, type CounterName, type Counters } from '../lib/evidence.ts';
 import { readJsonl } from '../lib/jsonl.ts';
 import type { BodyJudgement } from './tally.ts';
@@ -75,11 +76,11 @@ export interface Finding {
   cause?: FindingCause;
 }
 
-/** subtask, epoch and checkpoint as Clink's key encodes them, else null. */
-export function placeOfKey(key: string): { subtask: number | null; epoch: number | null; checkpoint: number | null } {
-  const p = parseClinkKey(key);
-  return p ? { subtask: p.subtask, epoch: p.epoch, checkpoint: p.checkpointId } : { subtask: null, epoch: null, checkpoint: null };
-}
+/** Where an object belongs, read from its key by the engine that wrote it (Engine.placeOfObject). */
+export type PlaceOfKey = (key: string) => ObjectPlace;
+
+/** The place of any key when no engine reads it: nothing known. */
+export const unplaced: PlaceOfKey = () => ({ subtask: null, epoch: null, checkpoint: null });
 
 interface Obj {
   key: string;
@@ -91,11 +92,14 @@ interface Obj {
 
 export class FindingsCollector {
   readonly cap: number;
+  readonly #placeOf: PlaceOfKey;
   readonly #objects: Obj[] = [];
   readonly #mutations: { key: string; detail: string }[] = [];
 
-  constructor(cap = 20) {
+  /** `placeOf` reads an object's key (the engine's placeOfObject); by default nothing is placed. */
+  constructor(cap = 20, placeOf: PlaceOfKey = unplaced) {
     this.cap = cap;
+    this.#placeOf = placeOf;
   }
 
   add(key: string, b: BodyJudgement): void {
@@ -109,6 +113,11 @@ export class FindingsCollector {
 
   addMutation(key: string, detail: string): void {
     this.#mutations.push({ key, detail });
+  }
+
+  #place(key: string): ObjectPlace {
+    const p = this.#placeOf(key);
+    return { subtask: p.subtask, epoch: p.epoch, checkpoint: p.checkpoint };
   }
 
   /** The line of event (p, seq) in object o, when exact. */
@@ -136,7 +145,7 @@ export class FindingsCollector {
       out.push({ ...f, n, total: counters[f.counter] });
       return true;
     };
-    const objAt = (o: Obj, p: number, seq: number): FindingObject => ({ key: o.key, line: FindingsCollector.lineOf(o, p, seq), ...placeOfKey(o.key), firstSeen: firstSeen.get(o.key) ?? null });
+    const objAt = (o: Obj, p: number, seq: number): FindingObject => ({ key: o.key, line: FindingsCollector.lineOf(o, p, seq), ...this.#place(o.key), firstSeen: firstSeen.get(o.key) ?? null });
     // Object order: by key, so the findings do not depend on the fetch order.
     const objs = [...this.#objects].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     // The intervals of each partition, one pass over the objects (no spread: a bucket may hold 10^5 objects).
@@ -202,12 +211,12 @@ export class FindingsCollector {
     }
     for (const o of objs) {
       if (!o.problem) continue;
-      const obj: FindingObject = { key: o.key, line: o.problem.line, ...placeOfKey(o.key), firstSeen: firstSeen.get(o.key) ?? null };
+      const obj: FindingObject = { key: o.key, line: o.problem.line, ...this.#place(o.key), firstSeen: firstSeen.get(o.key) ?? null };
       if (o.problem.corrupted) push({ counter: 'corrupted', event: null, objects: [obj], detail: o.problem.text });
       if (o.problem.foreign > 0) push({ counter: 'foreign', event: null, objects: [obj], detail: `${o.problem.text}${o.problem.foreign > 1 ? ` (${o.problem.foreign} foreign lines in the object)` : ''}` });
     }
     for (const m of [...this.#mutations].sort((a, b) => (a.key < b.key ? -1 : 1))) {
-      push({ counter: 'mutations', event: null, objects: [{ key: m.key, line: null, ...placeOfKey(m.key), firstSeen: firstSeen.get(m.key) ?? null }], detail: m.detail });
+      push({ counter: 'mutations', event: null, objects: [{ key: m.key, line: null, ...this.#place(m.key), firstSeen: firstSeen.get(m.key) ?? null }], detail: m.detail });
     }
     return out;
   }

@@ -189,9 +189,10 @@ function job(prev: Component | undefined, log: (l: string) => void): Promise<Com
 
 /**
  * The fault-point agent (engine/flink/agent: ByteBuddy, pinned in its pom, shaded into one
- * jar with a Premain-Class), built like the job (its MiniCluster test runs with
- * `mvn verify`, see docs/flink.md); its version is the sha256 of pom.xml and src/main/, so an
- * edited agent is rebuilt.
+ * jar with a Premain-Class), built like the job without its tests; its version is the
+ * sha256 of pom.xml and src/main/, so an edited agent (a new mutant's advice included) is
+ * rebuilt. Its MiniCluster integration test needs no rig and runs with the unit tests
+ * instead (test/unit/engine/flink/agent.test.ts: `mvn verify` on a copy of the project).
  */
 function agent(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
   return mavenJar(

@@ -1,12 +1,31 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from '../../lib/cli.ts';
 import { EXIT, QualError } from '../../lib/errors.ts';
 import { COUNTER_NAMES, type Recount } from '../../lib/evidence.ts';
 import { recount } from '../../oracle/recount.ts';
-import { FindingsCollector, attributeCauses, findingsPathFor, firstSeenFromLedger, verifyOutPath, writeFindings } from '../../oracle/findings.ts';
+import { FindingsCollector, attributeCauses, type PlaceOfKey, unplaced, findingsPathFor, firstSeenFromLedger, verifyOutPath, writeFindings } from '../../oracle/findings.ts';
 import { checkOracleSettings, checkProduced, readOracleSettings, readProduced, type OracleSettings } from '../../oracle/run-settings.ts';
 import { EVIDENCE } from '../../lib/run-store.ts';
+
+/**
+ * How the findings place an object (subtask, epoch, checkpoint): by the run's engine's
+ * reading of its own keys (provenance.json's engine.name, Engine.placeOfObject); nothing
+ * is placed without a run directory or when its engine is unknown.
+ */
+async function placeOfKeyFor(runDir: string | undefined): Promise<PlaceOfKey> {
+  if (!runDir) return unplaced;
+  let name: unknown;
+  try {
+    name = (JSON.parse(readFileSync(path.join(runDir, EVIDENCE.provenance.file), 'utf8')) as { engine?: { name?: unknown } }).engine?.name;
+  } catch {
+    return unplaced;
+  }
+  const { ENGINE_NAMES, loadEngine } = await import('../../engine/index.ts');
+  if (typeof name !== 'string' || !ENGINE_NAMES.includes(name)) return unplaced;
+  const engine = loadEngine(name);
+  return engine.placeOfObject ? (key) => engine.placeOfObject!(key) : unplaced;
+}
 
 const command: Command = {
   name: 'verify',
@@ -98,7 +117,7 @@ Exit codes: 0 when every counter is zero, 1 otherwise, 2 the store could not be 
       }
       if (!credentials) throw new QualError('BAD_ARGUMENTS', 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
     }
-    const collector = new FindingsCollector();
+    const collector = new FindingsCollector(undefined, await placeOfKeyFor(runDir));
     const { recount: r, findings } = await recount({ settings, credentials, produced, ledgerPath, concurrency, collector });
     if (outPath) writeFileSync(outPath, JSON.stringify(r, null, 2) + '\n');
     if (outPath) {

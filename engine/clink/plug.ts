@@ -30,6 +30,7 @@ import { CLINK_FAULT_POINT_INJECTION, COORDINATOR_FAULT_POINTS, FAULT_POINTS, MA
 import { CLINK_MUTANTS, isClinkMutant } from './mutants/index.ts';
 import { SINK_FAMILY } from './sink/s3-2pc-sink.ts';
 import { armPoint, writeArmed } from '../armed-points.ts';
+import { clinkPlaceOfObject, clinkRecommitTarget } from './tamper.ts';
 
 export const COORDINATOR_SERVICE = 'clink-coordinator';
 export const WORKER_SERVICE = 'clink-worker';
@@ -67,6 +68,9 @@ class ClinkEngine extends EngineHosts implements Engine {
   readonly recoveryFaultPoints = RECOVERY_FAULT_POINTS;
   readonly mutants = CLINK_MUTANTS;
   readonly faultPointInjection = CLINK_FAULT_POINT_INJECTION;
+  // Store tamper (EngineStoreTamper): Clink's keys say where an object belongs.
+  readonly placeOfObject = clinkPlaceOfObject;
+  readonly recommitTarget = clinkRecommitTarget;
   readonly opts: ClinkPlugOptions;
   #job: EngineJobSpec | null = null;
 

@@ -260,19 +260,24 @@ export function submitCommand(l: FlinkLayout, jobJar: string, programArgs: strin
 
 /**
  * The fault-point agent (engine/flink/agent) on a JobManager or TaskManager command line:
- * `-javaagent:<jar>=dir=<faults dir>,host=<rig host>,role=<role>`. The agent reads
- * `<faults dir>/armed.json` and appends `<faults dir>/fired.jsonl` (Clink's contract).
+ * `-javaagent:<jar>=dir=<faults dir>,host=<rig host>,role=<role>[,mutant=<name>]`. The
+ * agent reads `<faults dir>/armed.json` and appends `<faults dir>/fired.jsonl` (Clink's
+ * contract); with a mutant it also installs that mutant's advice (engine/flink/mutants.ts).
  */
 export interface FlinkAgentSpec {
   jar: string;
   faultsDir: string;
   host: string;
   role: 'worker' | 'coordinator';
+  /** A mutant's name (engine/flink/mutants.ts); absent for the correct engine. */
+  mutant?: string;
 }
 
 export function agentArg(a: FlinkAgentSpec): string {
-  for (const v of [a.jar, a.faultsDir, a.host]) if (/[,=\s]/.test(v)) throw new Error(`flink agent: '${v}' cannot be passed in the agent's arguments (comma, '=' or space)`);
-  return q(`-javaagent:${a.jar}=dir=${a.faultsDir},host=${a.host},role=${a.role}`);
+  for (const v of [a.jar, a.faultsDir, a.host, ...(a.mutant !== undefined ? [a.mutant] : [])]) {
+    if (/[,=\s]/.test(v) || v === '') throw new Error(`flink agent: '${v}' cannot be passed in the agent's arguments (empty, comma, '=' or space)`);
+  }
+  return q(`-javaagent:${a.jar}=dir=${a.faultsDir},host=${a.host},role=${a.role}${a.mutant !== undefined ? `,mutant=${a.mutant}` : ''}`);
 }
 
 /** The shell command (quoted) that runs the service in the foreground. */

@@ -43,6 +43,8 @@ import { FLINK_COORDINATOR_FAULT_POINTS, FLINK_FAULT_POINT_INJECTION, FLINK_FAUL
 import { parseJsonl } from '../../lib/jsonl.ts';
 import { EngineHosts, collectHostFiles } from '../hosts.ts';
 import { armPoint, writeArmed } from '../armed-points.ts';
+import { flinkIntegrityStop, flinkRecommitTarget, type RestJobExceptions } from './tamper.ts';
+import { FLINK_MUTANTS, isFlinkMutant } from './mutants.ts';
 
 export const SINK_FAMILY = 'flink_filesink_s3';
 export const JOBMANAGER_SERVICE: FlinkService = 'flink-jobmanager';
@@ -143,7 +145,8 @@ class FlinkEngine extends EngineHosts implements Engine {
   /** The harness's mandatory points stay mandatory: uncovered, they are reported as such, never as covered. */
   readonly mandatoryFaultPoints: readonly string[] = MANDATORY_FAULT_POINTS;
   readonly faultPointsNotApplicable = FLINK_NOT_APPLICABLE_POINTS;
-  readonly mutants: readonly MutantInfo[] = [];
+  /** Put into Flink's methods by the agent (engine/flink/mutants.ts, agent Mutants.java). */
+  readonly mutants: readonly MutantInfo[] = FLINK_MUTANTS;
   readonly version = FLINK_PINS.flink;
   readonly faultPointInjection = FLINK_FAULT_POINT_INJECTION;
   readonly sinkMechanism =
@@ -160,8 +163,12 @@ class FlinkEngine extends EngineHosts implements Engine {
     const ha = this.opts.noHa ? 'without high availability (a JobManager kill loses the job)' : 'with ZooKeeper high availability beside them';
     return `The job is one chained vertex (Kafka source, an identity map, the FileSink writer and its committer) at one subtask per partition; part files roll on every checkpoint (OnCheckpointRollingPolicy); the heap state backend keeps completed checkpoints on the coordinator host's local disk, ${ha}; any failure restarts the whole job (full failover, fixed-delay restarts ${FLINK_RESTART_DELAY} apart).`;
   }
+  /** Store tamper (EngineStoreTamper): the part file committed after the latest checkpoint (tamper.ts). Part keys name no subtask or checkpoint: no placeOfObject. */
+  readonly recommitTarget = flinkRecommitTarget;
   readonly opts: FlinkPlugOptions;
   #job: EngineJobSpec | null = null;
+  /** The newest refusal of an object in the job's exception history (tamper.ts), kept across JobManager restarts (whose history starts empty). */
+  #integrityStop: { at: string; message: string } | null = null;
   #jobId: string | null = null;
   /** Completed checkpoints seen through the REST API, by id (Flink's own history resets when the JobManager restarts). */
   #completed = new Map<number, { id: number; epoch: number; at: string }>();
@@ -194,7 +201,10 @@ class FlinkEngine extends EngineHosts implements Engine {
     this.#completed.clear();
     this.#epochBase = 0;
     this.#lastRestarts = 0;
-    if (job.mutant && job.mutant !== 'none') throw new QualError('BAD_ARGUMENTS', `flink: no sink mutants exist for Flink (asked for '${job.mutant}')`);
+    this.#integrityStop = null;
+    if (job.mutant && job.mutant !== 'none' && !isFlinkMutant(job.mutant)) {
+      throw new QualError('BAD_ARGUMENTS', `flink: unknown mutant '${job.mutant}' (known: ${FLINK_MUTANTS.map((m) => m.name).join(', ')})`);
+    }
     if (job.controlledClock) throw new QualError('BAD_ARGUMENTS', 'flink: clock-step faults (a controlled clock) are not supported for Flink');
     const manifest = readManifest();
     const lib = component(manifest, 'flink');
@@ -250,7 +260,8 @@ class FlinkEngine extends EngineHosts implements Engine {
     const existing = await servicePid(r, service);
     if (existing !== null) return existing;
     const l = this.#layout(host);
-    const agent: FlinkAgentSpec = { jar: `${flinkDir(host)}/agent/${FLINK_AGENT_JAR}`, faultsDir: flinkFaultsDir(host), host: host.name, role: service === JOBMANAGER_SERVICE ? 'coordinator' : 'worker' };
+    const mutant = this.#job?.mutant && this.#job.mutant !== 'none' ? this.#job.mutant : undefined;
+    const agent: FlinkAgentSpec = { jar: `${flinkDir(host)}/agent/${FLINK_AGENT_JAR}`, faultsDir: flinkFaultsDir(host), host: host.name, role: service === JOBMANAGER_SERVICE ? 'coordinator' : 'worker', ...(mutant ? { mutant } : {}) };
     const command = service === ZOOKEEPER_SERVICE ? serviceCommand(service, l, { zooCfg: `${l.conf}/zoo.cfg` }) : serviceCommand(service, l, { agent });
     if (service === JOBMANAGER_SERVICE && this.#jobId) {
       // A JobManager restart is one more epoch; its numRestarts counts from 0 again.
@@ -345,13 +356,17 @@ class FlinkEngine extends EngineHosts implements Engine {
           const t = cp.latest_ack_timestamp ?? cp.trigger_timestamp ?? Date.now();
           this.#completed.set(cp.id, { id: cp.id, epoch: this.#epoch(), at: new Date(t).toISOString() });
         }
+        // The exception history only adds a refusal: a failed read of it changes nothing else.
+        const ex = await this.#rest<RestJobExceptions>(`/jobs/${this.#jobId}/exceptions`).catch(() => null);
+        const stop = ex ? flinkIntegrityStop(ex) : null;
+        if (stop && (!this.#integrityStop || stop.at > this.#integrityStop.at)) this.#integrityStop = stop;
       } catch {
         running = false; // the JobManager is down or not leader yet: what was seen stays
       }
     }
     const checkpoints = [...this.#completed.values()].sort((a, b) => a.id - b.id).slice(-1000);
     const last = checkpoints.at(-1) ?? null;
-    return { running, epoch: this.#epoch(), completedCheckpoints: this.#completed.size, lastCompletedCheckpointId: last?.id ?? null, lastCompletedAt: last?.at ?? null, checkpoints };
+    return { running, epoch: this.#epoch(), completedCheckpoints: this.#completed.size, lastCompletedCheckpointId: last?.id ?? null, lastCompletedAt: last?.at ?? null, checkpoints, ...(this.#integrityStop ? { integrityStop: this.#integrityStop } : {}) };
   }
 
   /** Asks Flink for a checkpoint now (triggerFlinkCheckpoint): a no-op before the job was submitted, while it is not running or while a checkpoint is in progress. */

@@ -1,8 +1,8 @@
 /**
  * Clink's object keys: each checkpoint's commit of a subtask is one object at
- * `<prefix>subtask=S/epoch=E/chk=C.jsonl`. The sink builds them; the harness reads them
- * back (the store-tamper fault picks its target by them, the findings place an object by
- * them). Another engine's keys do not parse (null).
+ * `<prefix>subtask=S/epoch=E/chk=C.jsonl`. The sink builds them; the plug reads them back
+ * for the harness (engine/clink/tamper.ts: the store-tamper fault's target, the findings'
+ * place of an object). Another engine's keys do not parse (null).
  */
 
 /** Where a Clink object belongs: its subtask, the epoch (attempt) that wrote it, its checkpoint. */

@@ -2,9 +2,10 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FindingsCollector, attributeCauses, describeCounter, findingsPathFor, placeOfKey, readFindings, verifyOutPath, writeFindings } from '../../../oracle/findings.ts';
+import { FindingsCollector, attributeCauses, describeCounter, findingsPathFor, readFindings, unplaced, verifyOutPath, writeFindings } from '../../../oracle/findings.ts';
 import { zeroCounters, type Counters } from '../../../lib/evidence.ts';
 import type { BodyJudgement } from '../../../oracle/tally.ts';
+import { clinkPlaceOfObject } from '../../../engine/clink/tamper.ts';
 
 const body = (runs: number[], extra: Partial<BodyJudgement> = {}): BodyJudgement => {
   let events = 0;
@@ -14,13 +15,27 @@ const body = (runs: number[], extra: Partial<BodyJudgement> = {}): BodyJudgement
 const counters = (o: Partial<Counters>): Counters => ({ ...zeroCounters(), ...o });
 const K = (s: number, e: number, c: number) => `runs/x/subtask=${s}/epoch=${e}/chk=${c}.jsonl`;
 
-t.test('place of a key: Clink keys give subtask, epoch and checkpoint; others null', async (t) => {
-  t.same(placeOfKey(K(2, 3, 41)), { subtask: 2, epoch: 3, checkpoint: 41 });
-  t.same(placeOfKey('out/part-0001.json'), { subtask: null, epoch: null, checkpoint: null });
+t.test('place of an object: as the engine reads its key (Clink here); without an engine, nothing is placed', async (t) => {
+  const placed = new FindingsCollector(5, clinkPlaceOfObject);
+  const bare = new FindingsCollector(5);
+  for (const c of [placed, bare]) {
+    c.add(K(2, 3, 41), body([0, 0, 2]));
+    c.add('out/part-0001.jsonl', body([0, 1, 1]));
+  }
+  const dup = (c: FindingsCollector) => c.finish(counters({ duplicates: 1 }), [2])[0]!.objects;
+  t.same(dup(placed).map(({ subtask, epoch, checkpoint }) => ({ subtask, epoch, checkpoint })), [
+    { subtask: 2, epoch: 3, checkpoint: 41 },
+    { subtask: null, epoch: null, checkpoint: null },
+  ]);
+  t.same(dup(bare).map(({ subtask, epoch, checkpoint }) => ({ subtask, epoch, checkpoint })), [
+    { subtask: null, epoch: null, checkpoint: null },
+    { subtask: null, epoch: null, checkpoint: null },
+  ], 'the oracle reads no engine\'s keys by itself');
+  t.same(unplaced(K(2, 3, 41)), { subtask: null, epoch: null, checkpoint: null });
 });
 
 t.test('planted duplicates, a gap, a past-produced tail, a foreign line and a mutation are found where they are', async (t) => {
-  const c = new FindingsCollector(5);
+  const c = new FindingsCollector(5, clinkPlaceOfObject);
   // Partition 0: 0..9 in chk 1, 10..19 in chk 2; chk 5 (epoch 2) re-commits 15..24: 15..19 are duplicates.
   c.add(K(0, 1, 1), body([0, 0, 10]));
   c.add(K(0, 1, 2), body([0, 10, 10]));
@@ -49,7 +64,7 @@ t.test('planted duplicates, a gap, a past-produced tail, a foreign line and a mu
 });
 
 t.test('the cap keeps at most N per counter while every line carries the total', async (t) => {
-  const c = new FindingsCollector(3);
+  const c = new FindingsCollector(3, clinkPlaceOfObject);
   for (let i = 0; i < 10; i++) c.add(K(0, 1, i + 1), body([0, 0, 2]));
   const fs = c.finish(counters({ duplicates: 18 }), [2]);
   t.equal(fs.length, 3);
@@ -70,7 +85,7 @@ t.test('causes: the faults that landed before the checkpoint, nearest first, and
     { t: '2026-12-03T07:00:30.000Z', faultId: 'f002', kind: 'partition', target: 'worker-2', phase: 'healed' },
     { t: '2026-12-03T07:00:50.000Z', faultId: 'f003', kind: 'store-outage', target: 'store', phase: 'landed' },
   ].map((x) => JSON.stringify(x)).join('\n') + '\n');
-  const c = new FindingsCollector();
+  const c = new FindingsCollector(undefined, clinkPlaceOfObject);
   c.add(K(0, 1, 2), body([0, 0, 10]));
   c.add(K(0, 2, 5), body([0, 5, 10]));
   const fs = attributeCauses(c.finish(counters({ duplicates: 5 }), [15]), dir);
@@ -101,7 +116,7 @@ t.test('an object of a checkpoint with no recorded completion is timed by the ne
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-findings-'));
   writeFileSync(path.join(dir, 'checkpoints.jsonl'), [{ id: 3, epoch: 1, at: '2026-12-03T07:00:10.000Z' }, { id: 6, epoch: 2, at: '2026-12-03T07:00:30.000Z' }].map((x) => JSON.stringify(x)).join('\n') + '\n');
   writeFileSync(path.join(dir, 'chaos.jsonl'), JSON.stringify({ t: '2026-12-03T07:00:20.000Z', faultId: 'f001', kind: 'partition', target: 'worker-1', phase: 'landed' }) + '\n');
-  const c = new FindingsCollector();
+  const c = new FindingsCollector(undefined, clinkPlaceOfObject);
   c.add(K(0, 1, 3), body([0, 0, 10]));
   c.add(K(0, 1, 4), body([0, 5, 10]));
   const [f] = attributeCauses(c.finish(counters({ duplicates: 5 }), [15]), dir);
@@ -118,7 +133,7 @@ t.test('a zombie commit (an invented checkpoint id, no later completion) is time
     { t: '2026-12-03T07:00:50.000Z', faultId: 'f002', kind: 'worker-kill', target: 'worker-2', phase: 'landed' },
   ].map((x) => JSON.stringify(x)).join('\n') + '\n');
   const zombie = K(0, 1, 1_000_000_007);
-  const c = new FindingsCollector();
+  const c = new FindingsCollector(undefined, clinkPlaceOfObject);
   c.add(K(0, 1, 3), body([0, 0, 10]));
   c.add(zombie, body([0, 5, 10]));
   const [f] = attributeCauses(c.finish(counters({ duplicates: 5 }), [15], new Map([[zombie, '2026-12-03T07:00:35.000Z']])), dir);

@@ -74,6 +74,9 @@ t.test('service and submit commands name the entry points and carry the Java 17 
   t.match(tm, /'-javaagent:\/d\/flink\/agent\/a\.jar=dir=\/d\/flink\/faults,host=worker-1,role=worker' .*TaskManagerRunner/, 'the agent precedes the main class');
   t.notMatch(serviceCommand('flink-zookeeper', l, { zooCfg: '/d/zoo.cfg', agent }), /javaagent/, 'no agent in ZooKeeper');
   t.throws(() => serviceCommand('flink-taskmanager', l, { agent: { ...agent, faultsDir: '/d/a,b' } }), /comma/, 'a comma would split the agent arguments');
+  t.match(serviceCommand('flink-taskmanager', l, { agent: { ...agent, mutant: 'commit-at-prepare' } }), /'-javaagent:\/d\/flink\/agent\/a\.jar=dir=\/d\/flink\/faults,host=worker-1,role=worker,mutant=commit-at-prepare' /, 'a mutant is passed to the agent');
+  t.notMatch(tm, /mutant=/, 'the correct engine: no mutant argument');
+  t.throws(() => serviceCommand('flink-taskmanager', l, { agent: { ...agent, mutant: 'a,dir=/x' } }), /comma/, 'a mutant name cannot smuggle other agent arguments');
   for (const o of JAVA17_OPENS) t.ok(jm.includes(o), `JobManager has ${o}`);
   const sub = submitCommand(l, '/d/job.jar', ['--topic', "it's"]);
   t.match(sub, /CliFrontend run -d -c qual\.clink\.flink\.ExactlyOnceJob '\/d\/job\.jar' '--topic' 'it'\\''s'$/, 'arguments are shell-quoted');

@@ -88,9 +88,12 @@ public final class ExactlyOnceJob {
    * The identity on lines, chained in front of the FileSink's writer. Its open() logs the
    * line that proves which sink this subtask feeds: the filesystem class Flink resolved for
    * the output path and the RecoverableWriter class it will use (S3's multipart writer), so
-   * the log shows the S3 plugin, not a local path, backs the sink.
+   * the log shows the S3 plugin, not a local path, backs the sink, and the mutant the agent
+   * in this JVM put into Flink ("none" for the correct engine).
    */
   static final class SinkOpenLog extends RichMapFunction<String, String> {
+    /** Set by the fault-point agent in this JVM to the mutant it put into Flink (engine/flink/agent, Mutants.PROPERTY); unset: none. */
+    static final String MUTANT_PROPERTY = "clink.qual.flink.mutant";
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(SinkOpenLog.class);
     private final String output;
@@ -107,11 +110,12 @@ public final class ExactlyOnceJob {
       if (fs instanceof SafetyNetWrapperFileSystem) fs = ((SafetyNetWrapperFileSystem) fs).getWrappedDelegate();
       RecoverableWriter w = fs.createRecoverableWriter();
       String line = String.format(
-          "clink-qual flink sink open: family=%s output=%s fs=%s writer=%s rolling=OnCheckpointRollingPolicy subtask=%d/%d attempt=%d",
+          "clink-qual flink sink open: family=%s output=%s fs=%s writer=%s rolling=OnCheckpointRollingPolicy subtask=%d/%d attempt=%d mutant=%s",
           family, output, fs.getClass().getName(), w.getClass().getName(),
           getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
           getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
-          getRuntimeContext().getTaskInfo().getAttemptNumber());
+          getRuntimeContext().getTaskInfo().getAttemptNumber(),
+          System.getProperty(MUTANT_PROPERTY, "none"));
       LOG.info(line);
     }
 

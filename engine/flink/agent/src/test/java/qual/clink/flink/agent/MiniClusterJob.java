@@ -22,14 +22,20 @@ import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.
  * committer all run in this one JVM). It runs until the JVM is halted or killed.
  *
  * With a second argument N (ms), a map before the sink throws once, N ms after it first
- * runs, and the job restarts (fixed delay): the restored subtask's CommitterOperator
- * re-commits the committables of the checkpoint it was restored from (the recovery points).
+ * runs and once two checkpoints have completed, and the job restarts (fixed delay): the
+ * restored subtask's CommitterOperator re-commits the committables of the checkpoint it was
+ * restored from (the recovery points).
  */
 public final class MiniClusterJob {
-  /** Throws once per JVM, failAfterMs after its first record (never when negative). */
-  static final class FailOnce implements org.apache.flink.api.common.functions.MapFunction<String, String> {
+  /**
+   * Throws once per JVM, failAfterMs after its first record and once at least two
+   * checkpoints have completed (so the restored checkpoint holds committables, however slow
+   * the machine); never when failAfterMs is negative.
+   */
+  static final class FailOnce implements org.apache.flink.api.common.functions.MapFunction<String, String>, org.apache.flink.api.common.state.CheckpointListener {
     static final java.util.concurrent.atomic.AtomicLong FIRST = new java.util.concurrent.atomic.AtomicLong(-1);
     static final java.util.concurrent.atomic.AtomicBoolean THROWN = new java.util.concurrent.atomic.AtomicBoolean(false);
+    static final java.util.concurrent.atomic.AtomicInteger COMPLETED = new java.util.concurrent.atomic.AtomicInteger();
     final long failAfterMs;
 
     FailOnce(long failAfterMs) {
@@ -41,8 +47,13 @@ public final class MiniClusterJob {
       if (failAfterMs < 0) return v;
       long now = System.currentTimeMillis();
       FIRST.compareAndSet(-1, now);
-      if (now - FIRST.get() >= failAfterMs && THROWN.compareAndSet(false, true)) throw new IllegalStateException("clink-qual test: the planned task failure");
+      if (now - FIRST.get() >= failAfterMs && COMPLETED.get() >= 2 && THROWN.compareAndSet(false, true)) throw new IllegalStateException("clink-qual test: the planned task failure");
       return v;
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+      COMPLETED.incrementAndGet();
     }
   }
 
