@@ -4,20 +4,20 @@
  * the nearest faults that landed before the committing object's checkpoint, and one
  * sentence per counter.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { COUNTER_NAMES, type CounterName } from '../lib/evidence.ts';
 import { describeCounter, readFindings, type Finding } from '../oracle/findings.ts';
 import type { RunEvidence } from './evidence.ts';
 import { table } from './format.ts';
 import { EVIDENCE } from '../lib/run-store.ts';
+import { existsOrGz } from '../lib/jsonl.ts';
 
 /** The evidence with the run's findings.jsonl attached (absent when the run has none). */
 export type WithFindings = RunEvidence & { findings?: Finding[] };
 
 export function attachFindings(ev: RunEvidence, runDir: string): WithFindings {
   const f = path.join(runDir, EVIDENCE.findings.file);
-  return existsSync(f) ? { ...ev, findings: readFindings(f) } : ev;
+  return existsOrGz(f) ? { ...ev, findings: readFindings(f) } : ev;
 }
 
 function byCounter(fs: readonly Finding[]): Map<CounterName, Finding[]> {
