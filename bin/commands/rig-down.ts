@@ -15,6 +15,8 @@ after the next 'rig up'. --purge removes them too. Succeeds when nothing is up.`
   },
   async run({ values }) {
     const t0 = Date.now();
+    // One command on the rig at a time (exit 2 naming the holder); released when this process ends.
+    (await import('../../rig/lock.ts')).acquireRigLock('rig down', { log: (l) => console.log(`rig down: ${l}`) });
     const r = await rigDown({ purge: Boolean(values.purge), log: (l) => console.log(`rig down: ${l}`) });
     console.log(
       `rig down: done (${((Date.now() - t0) / 1000).toFixed(1)} s): ${r.hostsStopped.length} host(s) stopped over SSH, ${r.killed} process(es) killed, ${r.namespaces} namespace(s), ${r.links} link(s), ${r.rules} rule(s) removed`,
