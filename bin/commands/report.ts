@@ -46,7 +46,8 @@ against the report it was published with.
 Exit codes: without --check, the run's own verdict: 0 PASS, 1 FAIL or GATE_FAILED, 2
 ABORTED, UNKNOWN or no verdict recorded; with --check, 0 identical, 1 different. 254
 RUN_DIR is not a run directory, or evidence is missing (named) where a report exists or
---check was asked; 255 internal error.`,
+--check was asked; 2 RUN_DIR is a live run (the rig lock's holder is running it): nothing
+is rendered; 255 internal error.`,
   options: {
     rehearsal: { type: 'string', valueName: 'DIR', description: "The rehearsal run's directory; recorded in RUN_DIR/rehearsal.json and named in the provenance" },
     check: { type: 'boolean', description: 'Render into memory and compare with the committed report.md, timeline.svg (and junit.xml); write nothing' },
@@ -61,6 +62,12 @@ RUN_DIR is not a run directory, or evidence is missing (named) where a report ex
     const dir = positionals[0]!;
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new QualError('BAD_ARGUMENTS', `${dir} is not a run directory`);
     if (!isRunDirectory(dir)) throw new QualError('BAD_ARGUMENTS', `${dir} is not a run directory: it has neither ${EVIDENCE.provenance.file} nor ${EVIDENCE.campaign.file}, and report writes only into a run's`);
+    const { rigHolder, describeHolder } = await import('../../rig/lock.ts');
+    const { isLiveRun } = await import('../../reports/live-run.ts');
+    const holder = rigHolder();
+    if (holder && isLiveRun(readRunEvidence(dir), holder)) {
+      throw new QualError('PRECONDITION', `${dir} is a live run (the rig is held by ${describeHolder(holder)}): its report is written when it ends; 'clink-qual runs show ${dir}' shows its progress`);
+    }
     const rehearsalDir = values.rehearsal as string | undefined;
     if (values.check) {
       if (rehearsalDir) throw new QualError('BAD_ARGUMENTS', '--check writes nothing; give --rehearsal without it');
