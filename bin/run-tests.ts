@@ -225,6 +225,14 @@ async function main(argv: string[]): Promise<number> {
   if (unitFiles.length) await tapRun('unit tests', unitFiles);
 
   if (rigFiles.length) {
+    // The rig tests bring the rig up: one command on the rig at a time (their children run under this lock).
+    const { acquireRigLock } = await import('../rig/lock.ts');
+    try {
+      acquireRigLock('test', { log: (l) => console.log(`# rig lock: ${l}`) });
+    } catch (err) {
+      console.error(`clink-qual test: ${(err as Error).message}`);
+      return EXIT.unknown;
+    }
     let rigUp = false;
     const down = async () => {
       if (!rigUp) return;

@@ -6,14 +6,15 @@
  *
  * Writing: JSON files are replaced atomically (write, then rename), JSON Lines files are
  * appended line by line, so a crash or an abort keeps the history. Reading: a missing file
- * reads as absent, a torn JSON Lines tail keeps its good lines and says which it skipped.
+ * reads as absent, a torn JSON Lines tail keeps its good lines and says which it skipped,
+ * and a file stored gzipped as `X.gz` (a published run) reads as `X` where `X` is absent.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { QualError } from './errors.ts';
 import type { ChaosRecord, GateResult, LedgerEntry, PhaseMark, PlannedFault, Provenance, Recount, Rehearsal, ResourceSample, Sample, Verdict } from './evidence.ts';
-import { parseJsonl } from './jsonl.ts';
+import { existsOrGz, parseJsonl, readTextOrGz } from './jsonl.ts';
 
 type Format = 'json' | 'jsonl' | 'text' | 'dir';
 interface FileSpec {
@@ -127,8 +128,9 @@ export class RunStore {
     return path.join(this.dir, spec ? spec.file : key);
   }
 
+  /** Whether the file is there (or, gzipped, as `X.gz`). */
   has(key: EvidenceKey): boolean {
-    return existsSync(this.path(key));
+    return existsOrGz(this.path(key));
   }
 
   write<K extends JsonKey>(key: K, value: EvidenceValues[K]): void {
@@ -147,10 +149,10 @@ export class RunStore {
 
   /** A JSON file: its value, or missing, or unreadable with the parser's message. */
   read<K extends JsonKey>(key: K): Read<EvidenceValues[K]> {
-    const p = this.path(key);
-    if (!existsSync(p)) return { ok: false, missing: true };
+    const text = readTextOrGz(this.path(key));
+    if (text === undefined) return { ok: false, missing: true };
     try {
-      return { ok: true, value: JSON.parse(readFileSync(p, 'utf8')) as EvidenceValues[K] };
+      return { ok: true, value: JSON.parse(text) as EvidenceValues[K] };
     } catch (err) {
       return { ok: false, missing: false, error: (err as Error).message };
     }
@@ -164,10 +166,10 @@ export class RunStore {
 
   /** A JSON Lines file's good lines (none when missing) and the numbers of the lines it skipped. */
   lines<K extends JsonlKey>(key: K): { missing: boolean; values: EvidenceValues[K][]; skipped: number[] } {
-    const p = this.path(key);
-    if (!existsSync(p)) return { missing: true, values: [], skipped: [] };
+    const text = readTextOrGz(this.path(key));
+    if (text === undefined) return { missing: true, values: [], skipped: [] };
     const skipped: number[] = [];
-    const values = parseJsonl<EvidenceValues[K]>(readFileSync(p, 'utf8'), (n) => skipped.push(n));
+    const values = parseJsonl<EvidenceValues[K]>(text, (n) => skipped.push(n));
     return { missing: false, values, skipped };
   }
 }

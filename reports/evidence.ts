@@ -3,8 +3,12 @@
  * missing one is named, a JSON Lines file with a torn last line (a run killed mid-write)
  * keeps its good lines and says which were skipped. Nothing here reads anything but the
  * run directory.
+ *
+ * A published run (`clink-qual publish`) reads like the run it was published from: its
+ * gzipped files read as the originals (lib/jsonl.ts), and its manifest (published.json)
+ * gives the original directory's name and file list, so its report renders the same bytes.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { EVIDENCE, EVIDENCE_DESCRIPTIONS, REQUIRED_EVIDENCE, RunStore, type EvidenceValues, type JsonKey, type JsonlKey } from '../lib/run-store.ts';
@@ -21,6 +25,38 @@ export interface CheckpointSeen {
 
 /** Files the report writes (and `runs html`'s report.html): never listed as evidence, never read back. */
 export const REPORT_OUTPUTS = ['report.md', 'timeline.svg', 'junit.xml', 'report.html'] as const;
+
+/** The manifest a published run carries beside its evidence (written by `clink-qual publish`). */
+export const PUBLISHED_MANIFEST = 'published.json';
+
+/** How one file of the run was published: copied as is, gzipped as `path.gz`, trimmed (a log, gzipped), or left out. */
+export interface PublishedFile {
+  path: string;
+  /** The file's size in the run directory. */
+  size: number;
+  stored: 'copied' | 'gzipped' | 'trimmed' | 'left out';
+  /** The name it has in the published folder (absent when left out). */
+  as?: string;
+  /** Lines a trimmed log lost. */
+  linesCut?: number;
+}
+
+/** published.json: where the folder came from and every file the run directory had. */
+export interface PublishedManifest {
+  /** The run directory's own name, as its report names it. */
+  dirName: string;
+  files: PublishedFile[];
+}
+
+/** The manifest of a published run, or undefined for a run directory (or an unreadable manifest). */
+export function readPublishedManifest(runDir: string): PublishedManifest | undefined {
+  try {
+    const m = JSON.parse(readFileSync(path.join(runDir, PUBLISHED_MANIFEST), 'utf8')) as PublishedManifest;
+    return typeof m.dirName === 'string' && Array.isArray(m.files) ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The evidence files a complete run leaves, in the order the report lists them (lib/run-store.ts). */
 export const EVIDENCE_FILES = REQUIRED_EVIDENCE;
@@ -80,17 +116,21 @@ function listFiles(dir: string): { path: string; size: number }[] {
       const r = rel ? `${rel}/${name}` : name;
       const st = statSync(path.join(dir, r));
       if (st.isDirectory()) walk(r);
-      else if (!(REPORT_OUTPUTS as readonly string[]).includes(r)) out.push({ path: r, size: st.size });
+      else if (!(REPORT_OUTPUTS as readonly string[]).includes(r) && r !== PUBLISHED_MANIFEST) out.push({ path: r, size: st.size });
     }
   };
   walk('');
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Reads everything a run left; missing or torn files are recorded, never fatal. */
+/**
+ * Reads everything a run left; missing or torn files are recorded, never fatal. A published
+ * run's directory name and file list are the original run's, from its manifest.
+ */
 export function readRunEvidence(runDir: string): RunEvidence {
+  const published = readPublishedManifest(runDir);
   const ev: RunEvidence = {
-    dirName: path.basename(path.resolve(runDir)),
+    dirName: published?.dirName ?? path.basename(path.resolve(runDir)),
     chaos: [],
     samples: [],
     ledger: [],
@@ -121,7 +161,7 @@ export function readRunEvidence(runDir: string): RunEvidence {
   if (store.has('resources')) ev.resources = readJsonl(store, 'resources', ev);
   ev.inputAudit = optional('inputAudit');
   ev.missing.sort((a, b) => EVIDENCE_FILES.indexOf(a as never) - EVIDENCE_FILES.indexOf(b as never));
-  ev.files = listFiles(runDir);
+  ev.files = published ? published.files.map((f) => ({ path: f.path, size: f.size })) : listFiles(runDir);
   return ev;
 }
 

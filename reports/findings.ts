@@ -5,7 +5,6 @@
  * per counter with what all its findings share (reports/finding-shape.ts), and, when the
  * collected logs show it, the store's own loss of data (F-1, reports/store-loss.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { COUNTER_NAMES, type CounterName } from '../lib/evidence.ts';
 import { describeCounter, readFindings, type Finding } from '../oracle/findings.ts';
@@ -14,6 +13,7 @@ import { cell, table } from './format.ts';
 import { describeShape, findingShapes } from './finding-shape.ts';
 import { storeLossSignature, type StoreLossSignature } from './store-loss.ts';
 import { EVIDENCE } from '../lib/run-store.ts';
+import { existsOrGz, readTextOrGz } from '../lib/jsonl.ts';
 
 /**
  * The evidence with the run's findings.jsonl attached (absent when the run has none), and
@@ -27,7 +27,8 @@ function readLogs(ev: RunEvidence, runDir: string): { path: string; text: string
   for (const f of ev.files) {
     if (!f.path.startsWith('logs/')) continue;
     try {
-      out.push({ path: f.path, text: readFileSync(path.join(runDir, f.path), 'utf8') });
+      const text = readTextOrGz(path.join(runDir, f.path));
+      if (text !== undefined) out.push({ path: f.path, text });
     } catch {
       // unreadable: the raw evidence section lists it all the same
     }
@@ -38,7 +39,7 @@ function readLogs(ev: RunEvidence, runDir: string): { path: string; text: string
 export function attachFindings(ev: RunEvidence, runDir: string): WithFindings {
   const f = path.join(runDir, EVIDENCE.findings.file);
   const storeLoss = storeLossSignature(readLogs(ev, runDir));
-  return { ...ev, ...(existsSync(f) ? { findings: readFindings(f) } : {}), ...(storeLoss ? { storeLoss } : {}) };
+  return { ...ev, ...(existsOrGz(f) ? { findings: readFindings(f) } : {}), ...(storeLoss ? { storeLoss } : {}) };
 }
 
 /** The findings' paragraph on the store's own loss of data (F-1), when the logs show its signature. */

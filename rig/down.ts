@@ -6,9 +6,11 @@
  *   2. locally: kill what the teardown journal lists and whatever still runs in a cq-*
  *      namespace or under stateDir, delete the namespaces, veths and bridge, and remove
  *      tagged rules in the root namespace;
- *   3. remove rig.json, the credentials, the keys, the known-hosts file, the journal and
- *      the hosts' runtime files. The uploaded components (<host>/opt, <host>/bin) are kept
- *      so the next `rig up` skips their upload by sha256; --purge removes them too.
+ *   3. remove rig.json, the keys, the known-hosts file, the journal and the hosts' runtime
+ *      files. The uploaded components (<host>/opt, <host>/bin) are kept so the next `rig up`
+ *      skips their upload by sha256, and the store's data (<host>/minio-data) with the
+ *      credentials that open it, so a stored run can be verified again after `rig up`;
+ *      --purge removes them too.
  *
  * Idempotent: with nothing up it checks and succeeds.
  */
@@ -20,24 +22,30 @@ import { clearLocal, localLeftovers, sshDir } from './local.ts';
 import { removeTaggedRules, stopAllServices } from './services.ts';
 import { closeAllRemotes, SshRemote } from './ssh.ts';
 import { readRigState, rigStatePath } from './state.ts';
-import { credentialsPath } from './store.ts';
+import { credentialsPath, STORE_DATA_DIR } from './store.ts';
 
-/** Keeps <host>/opt and <host>/bin (uploaded components) unless purge. */
+/** What each host's directory keeps across `rig down` (not --purge): uploaded components and the store's data. */
+export const KEPT_ON_DOWN: readonly string[] = ['opt', 'bin', STORE_DATA_DIR];
+
+/**
+ * The paths `rig down` removes, given the state directory and each host directory's
+ * entries: rig.json, the keys, the journal, and every host entry but KEPT_ON_DOWN; with
+ * purge, also the store's credentials and the whole hosts tree.
+ */
+export function runtimeFilesToRemove(root: string, purge: boolean, hostEntries: Record<string, readonly string[]>, files = { rigState: rigStatePath(), credentials: credentialsPath(), ssh: sshDir() }): string[] {
+  const out = [files.rigState, files.ssh, path.join(root, 'teardown.jsonl')];
+  if (purge) return [...out, files.credentials, path.join(root, 'hosts')];
+  for (const [h, entries] of Object.entries(hostEntries)) for (const e of entries) if (!KEPT_ON_DOWN.includes(e)) out.push(path.join(root, 'hosts', h, e));
+  return out;
+}
+
+/** Removes runtimeFilesToRemove's paths. */
 export function removeRuntimeFiles(purge: boolean): void {
   const root = stateDir();
-  for (const f of [rigStatePath(), credentialsPath(), sshDir(), path.join(root, 'teardown.jsonl')]) rmSync(f, { recursive: true, force: true });
   const hosts = path.join(root, 'hosts');
-  if (!existsSync(hosts)) return;
-  if (purge) {
-    rmSync(hosts, { recursive: true, force: true });
-    return;
-  }
-  for (const h of readdirSync(hosts)) {
-    for (const entry of readdirSync(path.join(hosts, h))) {
-      if (entry === 'opt' || entry === 'bin') continue;
-      rmSync(path.join(hosts, h, entry), { recursive: true, force: true });
-    }
-  }
+  const entries: Record<string, string[]> = {};
+  if (existsSync(hosts)) for (const h of readdirSync(hosts)) entries[h] = readdirSync(path.join(hosts, h));
+  for (const f of runtimeFilesToRemove(root, purge, entries)) rmSync(f, { recursive: true, force: true });
 }
 
 export interface RigDownResult {

@@ -6,7 +6,7 @@
  * AbortIncompleteMultipartUpload lifecycle rule; the default expiry is 24 h).
  */
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { QualError } from '../lib/errors.ts';
@@ -21,6 +21,12 @@ export const STORE_CONSOLE_PORT = 9001;
 export const STORE_SERVICE = 'minio';
 export const BUCKET = 'clink-qual';
 export const STALE_UPLOADS_EXPIRY = '72h';
+/**
+ * The store's data directory under the store host's dataDir. It outlives `rig down` (only
+ * `rig down --purge` removes it, with the credentials that open it), so a stored run can be
+ * re-verified against its bucket after the next `rig up`.
+ */
+export const STORE_DATA_DIR = 'minio-data';
 
 export function credentialsPath(): string {
   return path.join(stateDir(), 'store-credentials.json');
@@ -57,7 +63,7 @@ export async function startMinio(remote: Remote, version: string, creds: StoreCr
   const d = remote.host.dataDir;
   return startService(remote, {
     name: STORE_SERVICE,
-    command: `${shQuote(minioPath(remote, version))} server ${shQuote(`${d}/minio-data`)} --address ${a}:${STORE_PORT} --console-address ${a}:${STORE_CONSOLE_PORT} --quiet`,
+    command: `${shQuote(minioPath(remote, version))} server ${shQuote(`${d}/${STORE_DATA_DIR}`)} --address ${a}:${STORE_PORT} --console-address ${a}:${STORE_CONSOLE_PORT} --quiet`,
     env: {
       MINIO_ROOT_USER: creds.accessKeyId,
       MINIO_ROOT_PASSWORD: creds.secretAccessKey,
@@ -68,14 +74,30 @@ export async function startMinio(remote: Remote, version: string, creds: StoreCr
   });
 }
 
-/** Uploads MinIO, starts it with fresh credentials and empty data, creates the bucket. */
+/** The credentials an earlier rig kept (its data is still there, opened by them), or undefined. */
+function keptCredentials(): StoreCredentials | undefined {
+  try {
+    const c = JSON.parse(readFileSync(credentialsPath(), 'utf8')) as Partial<StoreCredentials>;
+    return typeof c.accessKeyId === 'string' && typeof c.secretAccessKey === 'string' ? { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Uploads MinIO and starts it on the data an earlier rig left (kept across `rig down`, with
+ * the credentials that open it; fresh ones when there are none), and creates the bucket
+ * unless it is there already.
+ */
 export async function deployStore(remote: Remote, binary: string, version: string, log: (l: string) => void): Promise<{ endpoint: StoreEndpoint; credentials: StoreCredentials }> {
-  const credentials: StoreCredentials = { accessKeyId: `cq${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
-  writeFileSync(credentialsPath(), JSON.stringify(credentials) + '\n', { mode: 0o600 });
+  const kept = keptCredentials();
+  const credentials: StoreCredentials = kept ?? { accessKeyId: `cq${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
+  if (!kept) writeFileSync(credentialsPath(), JSON.stringify(credentials) + '\n', { mode: 0o600 });
+  log(`${remote.host.name}: store data in ${STORE_DATA_DIR}/ (kept across rig down), ${kept ? "the earlier rig's credentials" : 'fresh credentials'}`);
   await stopService(remote, STORE_SERVICE);
   const copied = await uploadFile(remote, binary, minioPath(remote, version), 0o755);
   log(`${remote.host.name}: minio binary ${copied ? 'copied' : 'unchanged'}`);
-  await remote.exec(`rm -rf ${shQuote(`${remote.host.dataDir}/minio-data`)} && mkdir -p ${shQuote(`${remote.host.dataDir}/minio-data`)}`);
+  await remote.exec(`mkdir -p ${shQuote(`${remote.host.dataDir}/${STORE_DATA_DIR}`)}`);
   await startMinio(remote, version, credentials);
   const endpoint: StoreEndpoint = {
     endpoint: `http://${remote.host.address}:${STORE_PORT}`,

@@ -78,6 +78,8 @@ Exit: 0 PASS, 1 FAIL or GATE_FAILED, 2 aborted/unknown, 254 bad input, 255 inter
     const rehearsal = typeof values.rehearsal === 'string' ? values.rehearsal : undefined;
     const runIdOf = (i: number) => (givenId === undefined ? undefined : repeat ? `${givenId}-${i}` : givenId);
     if (repeat && givenId !== undefined) for (let i = 1; i <= repeat.count; i++) checkRunId(runIdOf(i)!, runsDir());
+    // One command on the rig at a time (exit 2 naming the holder); released when this process ends.
+    (await import('../../rig/lock.ts')).acquireRigLock('campaign run', { ...(givenId !== undefined && !repeat ? { runId: givenId } : {}), log: (l) => console.error(`rig lock: ${l}`) });
     const runOnce = (i: number) =>
       runCampaign({
         campaignFile: stored ? path.join(stored.dir, EVIDENCE.campaignYaml.file) : positionals[0]!,

@@ -19,7 +19,9 @@ Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 254 bad a
   examples: ['clink-qual doctor', 'clink-qual doctor --json'],
   async run({ values }) {
     const r = await runDoctor({ hashes: !values['no-hashes'] });
-    console.log(values.json ? JSON.stringify(r, null, 2) : renderDoctor(r));
+    const { describeHolder, rigHolder } = await import('../../rig/lock.ts');
+    const holder = rigHolder();
+    console.log(values.json ? JSON.stringify({ ...r, rigLock: holder ?? null }, null, 2) : `${renderDoctor(r)}\nrig lock: ${holder ? `held by ${describeHolder(holder)} (commands that use the rig wait for it)` : 'free'}`);
     return r.ok ? 0 : 1;
   },
 };

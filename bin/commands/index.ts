@@ -10,6 +10,7 @@ export const commands: CommandEntry[] = [
   { name: 'campaign run', summary: 'Run a campaign: gate, soak, drain, recount, report', load: () => import('./campaign-run.ts') },
   { name: 'campaign shrink', summary: "Shrink a FAILed run's schedule to a minimal one that still fails with the same counter", load: () => import('./campaign-shrink.ts') },
   { name: 'report', summary: "Write a run's report.md and timeline.svg from its evidence alone", load: () => import('./report.ts') },
+  { name: 'publish', summary: "Copy a run's evidence and report into a folder to commit (large files gzipped, logs trimmed)", load: () => import('./publish.ts') },
   { name: 'runs', summary: 'List the stored runs: campaign, engine, seed, revision, verdict, duration, first finding', load: () => import('./runs.ts') },
   { name: 'runs show', summary: "Print one stored run's summary (ID may be 'latest')", load: () => import('./runs-show.ts') },
   { name: 'runs html', summary: "Write runs/index.html and each run's report.html (opens with no server)", load: () => import('./runs-html.ts') },
@@ -19,5 +20,5 @@ export const commands: CommandEntry[] = [
   { name: 'rig install', summary: 'Install what the rig needs (Kafka, MinIO, sshd, iptables), cached and pinned', load: () => import('./rig-install.ts') },
   { name: 'rig up', summary: 'Bring up the rig (local namespaces by default, or --inventory FILE)', load: () => import('./rig-up.ts') },
   { name: 'rig status', summary: "Show each host, its services and the cluster's health", load: () => import('./rig-status.ts') },
-  { name: 'rig down', summary: 'Stop everything the rig started and remove every trace of it', load: () => import('./rig-down.ts') },
+  { name: 'rig down', summary: "Stop everything the rig started and remove its traces, keeping the store's data (--purge: everything)", load: () => import('./rig-down.ts') },
 ];

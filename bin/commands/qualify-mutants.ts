@@ -48,6 +48,8 @@ control did not pass, 2 interrupted or the environment stopped it, 254 bad argum
       console.error(`skipping mutant ${m.name}: only ${m.exposedBy!.join(' or ')} exposes it, and ${which} schedules none (try --campaign campaigns/mutants.yaml or campaigns/unknowns.yaml)`);
     }
     const mutants = engine.mutants.filter((m) => (!only || only.includes(m.name)) && exposable(campaign, m));
+    // One command on the rig at a time (exit 2 naming the holder); released when this process ends.
+    (await import('../../rig/lock.ts')).acquireRigLock('qualify-mutants', { log: (l) => console.error(`rig lock: ${l}`) });
     const t0 = Date.now();
     const rows: KillRow[] = [];
     const runs = [...(values['no-control'] ? [] : [null]), ...mutants];

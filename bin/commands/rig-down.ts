@@ -3,17 +3,20 @@ import { rigDown } from '../../rig/down.ts';
 
 const command: Command = {
   name: 'rig down',
-  summary: 'Stop everything the rig started and remove every trace of it',
+  summary: "Stop everything the rig started and remove its traces, keeping the store's data (--purge: everything)",
   description: `Stops every service on every host (over SSH where it answers), removes iptables
 rules tagged clink-qual, kills what is left in the rig's namespaces or under the state
-directory, deletes the namespaces, veths and bridge, and removes rig.json, keys and
-credentials. Uploaded components are kept for the next 'rig up' (use --purge to remove
-them too). Succeeds when nothing is up.`,
+directory, deletes the namespaces, veths and bridge, and removes rig.json and the keys. Uploaded
+components are kept for the next 'rig up', and so is the store's data (the bucket, with
+the credentials that open it), so 'clink-qual verify RUN_DIR' can recount a stored run
+after the next 'rig up'. --purge removes them too. Succeeds when nothing is up.`,
   options: {
-    purge: { type: 'boolean', description: 'Also remove the components uploaded to the local hosts' },
+    purge: { type: 'boolean', description: "Also remove the components uploaded to the local hosts and the store's data and credentials" },
   },
   async run({ values }) {
     const t0 = Date.now();
+    // One command on the rig at a time (exit 2 naming the holder); released when this process ends.
+    (await import('../../rig/lock.ts')).acquireRigLock('rig down', { log: (l) => console.log(`rig down: ${l}`) });
     const r = await rigDown({ purge: Boolean(values.purge), log: (l) => console.log(`rig down: ${l}`) });
     console.log(
       `rig down: done (${((Date.now() - t0) / 1000).toFixed(1)} s): ${r.hostsStopped.length} host(s) stopped over SSH, ${r.killed} process(es) killed, ${r.namespaces} namespace(s), ${r.links} link(s), ${r.rules} rule(s) removed`,

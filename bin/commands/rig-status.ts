@@ -17,7 +17,9 @@ arguments, 255 internal error.`,
   async run({ values }) {
     try {
       const s = await rigStatus();
-      console.log(values.json ? JSON.stringify(s, null, 2) : renderStatus(s));
+      const { describeHolder, rigHolder } = await import('../../rig/lock.ts');
+      const holder = rigHolder();
+      console.log(values.json ? JSON.stringify({ ...s, lock: holder ?? null }, null, 2) : `${renderStatus(s)}\nrig lock: ${holder ? `held by ${describeHolder(holder)}` : 'free'}`);
       return s.healthy ? 0 : 2;
     } finally {
       await closeAllRemotes();

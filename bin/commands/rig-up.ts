@@ -24,6 +24,8 @@ it (never printed). Needs 'clink-qual rig install' first.`,
   async run({ values }) {
     const t0 = Date.now();
     const log = (l: string) => console.log(`rig up: ${l}`);
+    // One command on the rig at a time (exit 2 naming the holder); released when this process ends.
+    (await import('../../rig/lock.ts')).acquireRigLock('rig up', { log });
     const state = await rigUp({ ...(typeof values.inventory === 'string' ? { inventory: values.inventory } : {}), log });
     console.log(`rig up: ${state.kind} rig ready: ${state.hosts.length} hosts, kafka ${state.kafka.bootstrap}, store ${state.store.endpoint} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   },

@@ -15,6 +15,10 @@ first of them, and where the report and the timeline are.
 ID is a run directory's name under the runs folder, 'latest' (runs/latest, else the
 newest run), or the path of a run directory anywhere. Nothing is written.
 
+A live run (the rig lock's holder is running it: no verdict yet) is shown with its phase,
+progress (events produced and committed, faults landed, checkpoints) and the soak's ETA,
+from its own files.
+
 Exit codes: 0 printed (whatever the run's verdict: 'clink-qual report RUN_DIR' exits with
 that), 254 no such run or bad arguments, 255 internal error.`,
   positionals: [{ name: 'ID', description: 'A run id (a directory name under runs/), latest, or a run directory', required: true }],
@@ -28,7 +32,14 @@ that), 254 no such run or bad arguments, 255 internal error.`,
     const id = positionals[0]!;
     const run = findRun(root, id) ?? (id.includes('/') && isRunDir(id) ? readRunListing(id) : undefined);
     if (!run) throw new QualError('BAD_ARGUMENTS', `no run '${id}' under ${root} ('clink-qual runs' lists them)`);
-    console.log(values.json ? JSON.stringify(run, null, 2) : formatRunSummary(run));
+    const { rigHolder } = await import('../../rig/lock.ts');
+    const { readRunEvidence } = await import('../../reports/evidence.ts');
+    const { isLiveRun, liveProgress } = await import('../../reports/live-run.ts');
+    const holder = rigHolder();
+    const ev = readRunEvidence(run.dir);
+    const live = holder && isLiveRun(ev, holder) ? liveProgress(ev, holder, Date.now()) : undefined;
+    if (values.json) console.log(JSON.stringify(live ? { ...run, live } : run, null, 2));
+    else console.log(live ? `${formatRunSummary(run).replace(/\nreport {5}none \(write it: .*\)$/m, '\nreport     none yet (the run is live; its report is written when it ends)')}\n${live.join('\n')}` : formatRunSummary(run));
   },
 };
 export default command;

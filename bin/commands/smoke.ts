@@ -52,6 +52,8 @@ doctor included, stopped it), 254 bad arguments, 255 internal error.`,
     const rehearsal = values.rehearsal === undefined ? undefined : String(values.rehearsal);
     // A rehearsal that is not a finished run is refused before doctor and install (exit 254).
     if (rehearsal) (await import('../../reports/rehearsal.ts')).readRehearsal(rehearsal);
+    // One command on the rig at a time (exit 2 naming the holder); released when this process ends.
+    (await import('../../rig/lock.ts')).acquireRigLock('smoke', { log: (l) => console.error(`rig lock: ${l}`) });
     const { forSmoke, renderDoctor, runDoctor } = await import('../../rig/doctor.ts');
     const doc = forSmoke(await runDoctor({ hashes: false }));
     console.error(renderDoctor(doc).split('\n').map((l) => `doctor: ${l}`).join('\n'));

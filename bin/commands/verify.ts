@@ -7,6 +7,22 @@ import { recount } from '../../oracle/recount.ts';
 import { FindingsCollector, attributeCauses, type PlaceOfKey, unplaced, findingsPathFor, firstSeenFromLedger, verifyOutPath, writeFindings } from '../../oracle/findings.ts';
 import { checkOracleSettings, checkProduced, readOracleSettings, readProduced, type OracleSettings } from '../../oracle/run-settings.ts';
 import { EVIDENCE } from '../../lib/run-store.ts';
+import { readJsonl } from '../../lib/jsonl.ts';
+import { ObjectStore } from '../../oracle/store.ts';
+
+/**
+ * Why a recount must not run (undefined when it may): the run's ledger lists judged objects
+ * and the prefix is empty or its bucket is gone, so the store's data is not the run's any
+ * more and a recount would call every judged object a mutation.
+ */
+export function objectsGone(ledgerObjects: number, listed: number | 'no bucket', where: string): string | undefined {
+  if (ledgerObjects === 0 || (listed !== 'no bucket' && listed > 0)) return undefined;
+  return [
+    `the run's objects are gone: its ledger lists ${ledgerObjects} judged object${ledgerObjects === 1 ? '' : 's'}, and ${where} ${listed === 'no bucket' ? 'is in no bucket (the bucket does not exist)' : 'is empty'}.`,
+    "A recount now would call every one of them a mutation, so none was made and nothing was written into the run.",
+    "The store's data was removed ('rig down --purge', a fresh store, or a 'rig down' from before the data was kept). Verify against the store that holds the run's bucket (after 'rig up' on the same machine, which keeps it), or read the run's own recount.json.",
+  ].join('\n');
+}
 
 /**
  * How the findings place an object (subtask, epoch, checkpoint): by the run's engine's
@@ -53,8 +69,11 @@ produced count that are not committed: holes and a missing tail alike, so an emp
 with --produced 1,1,1,1 has 4 gaps), foreign (a line that is not a generated event of this seed and
 range), corrupted (zero-byte or unparsable objects), mutations (judged objects changed or
 gone, against the ledger), pastProduced (events at or beyond what was produced).
-Exit codes: 0 when every counter is zero, 1 otherwise, 2 the store could not be read,
-254 for bad arguments or files, 255 internal error.`,
+When the ledger lists judged objects and the prefix is empty (or the bucket is gone), the
+store no longer holds the run: verify says so, recounts nothing and writes nothing (exit 2).
+
+Exit codes: 0 when every counter is zero, 1 otherwise, 2 the store could not be read or
+no longer holds the run's objects, 254 for bad arguments or files, 255 internal error.`,
   positionals: [{ name: 'RUN_DIR', description: 'A run directory (runs/<run-id>)' }],
   options: {
     endpoint: { type: 'string', valueName: 'URL', description: 'S3 endpoint (standalone mode)' },
@@ -116,6 +135,23 @@ Exit codes: 0 when every counter is zero, 1 otherwise, 2 the store could not be 
         throw new QualError('BAD_ARGUMENTS', (err as Error).message.replace(/field '(\w+)'/, '--$1'));
       }
       if (!credentials) throw new QualError('BAD_ARGUMENTS', 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+    }
+    if (ledgerPath) {
+      const ledgerObjects = new Set(readJsonl<{ key: string }>(ledgerPath).map((e) => e.key)).size;
+      if (ledgerObjects > 0) {
+        const store = new ObjectStore({ endpoint: settings.endpoint, region: settings.region, ...credentials }, settings.bucket);
+        let listed: number | 'no bucket';
+        try {
+          listed = (await store.list(settings.prefix)).length;
+        } catch (err) {
+          if ((err as { cause?: { name?: string } }).cause?.name !== 'NoSuchBucket') throw err;
+          listed = 'no bucket';
+        } finally {
+          store.client.destroy();
+        }
+        const gone = objectsGone(ledgerObjects, listed, `s3://${settings.bucket}/${settings.prefix}`);
+        if (gone) throw new QualError('PRECONDITION', gone);
+      }
     }
     const collector = new FindingsCollector(undefined, await placeOfKeyFor(runDir));
     const { recount: r, findings } = await recount({ settings, credentials, produced, ledgerPath, concurrency, collector });

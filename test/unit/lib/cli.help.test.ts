@@ -86,9 +86,14 @@ t.test("report RUN_DIR exits with the run's verdict", async (t) => {
     const r = run(['report', dir]);
     t.equal(r.status, code, `${fixture} ${verdict ?? '(stored verdict)'} -> exit ${code}: ${r.stderr}`);
   }
-  const empty = path.join(tmp, 'no-verdict');
+  const noVerdict = path.join(tmp, 'no-verdict');
+  cpSync(path.join(repoRoot, 'test', 'fixtures', 'run-pass'), noVerdict, { recursive: true });
+  rmSync(path.join(noVerdict, 'verdict.json'));
+  rmSync(path.join(noVerdict, 'report.md'));
+  t.equal(run(['report', noVerdict]).status, 2, 'no verdict recorded -> unknown');
+  const empty = path.join(tmp, 'empty');
   mkdirSync(empty);
-  t.equal(run(['report', empty]).status, 2, 'no verdict recorded -> unknown');
+  t.equal(run(['report', empty]).status, 254, 'not a run directory (no provenance.json nor campaign.resolved.json) -> bad input');
   t.equal(run(['report', path.join(tmp, 'nope')]).status, 254, 'not a directory -> bad input');
 });
 

@@ -1,9 +1,10 @@
-/** lib/jsonl.ts: values a line, blank lines and a torn line skipped (and reported), a missing file empty. */
+/** lib/jsonl.ts: values a line, blank lines and a torn line skipped (and reported), a missing file empty, X.gz read where X is absent. */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { parseJsonl, readJsonl } from '../../../lib/jsonl.ts';
+import { gzipSync } from 'node:zlib';
+import { existsOrGz, parseJsonl, readJsonl, readTextOrGz } from '../../../lib/jsonl.ts';
 
 t.test('parseJsonl: values in order, blank lines skipped, bad lines reported by number', async (t) => {
   const bad: number[] = [];
@@ -20,4 +21,19 @@ t.test('readJsonl: a file, a missing file, a directory', async (t) => {
   t.same(readJsonl(path.join(dir, 'a.jsonl')), [{ k: 'v' }]);
   t.same(readJsonl(path.join(dir, 'missing.jsonl')), []);
   t.throws(() => readJsonl(dir), { code: 'EISDIR' }, 'other read errors are thrown');
+});
+
+t.test('a file stored gzipped (a published run) reads as the file, which wins when both exist', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-jsonl-gz-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const f = path.join(dir, 'chaos.jsonl');
+  t.equal(readTextOrGz(f), undefined, 'neither: undefined');
+  t.notOk(existsOrGz(f));
+  writeFileSync(f + '.gz', gzipSync('{"a":1}\n{"a":2}\n'));
+  t.ok(existsOrGz(f));
+  t.same(readJsonl(f), [{ a: 1 }, { a: 2 }]);
+  writeFileSync(f, '{"a":3}\n');
+  t.same(readJsonl(f), [{ a: 3 }], 'the plain file when it is there');
+  writeFileSync(path.join(dir, 'bad.jsonl.gz'), 'not gzip');
+  t.throws(() => readTextOrGz(path.join(dir, 'bad.jsonl')), 'a damaged .gz is an error, not an absent file');
 });

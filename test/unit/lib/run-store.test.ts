@@ -7,6 +7,7 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { gzipSync } from 'node:zlib';
 import { EVIDENCE, EVIDENCE_DESCRIPTIONS, REQUIRED_EVIDENCE, RunStore } from '../../../lib/run-store.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'cq-run-store-'));
@@ -52,4 +53,15 @@ t.test('writes: JSON atomically, JSON Lines appended; reads: value, missing, unr
 
 t.test('fresh: an existing run directory is refused', async (t) => {
   t.throws(() => new RunStore(path.join(tmp, 'r1'), { fresh: true }), /already exists; a run id is used once/);
+});
+
+t.test('a published run: NAME.gz reads as NAME (has, read, lines)', async (t) => {
+  const dir = path.join(tmp, 'published');
+  const store = new RunStore(dir, { create: true });
+  t.notOk(store.has('recount'));
+  writeFileSync(store.path('recount') + '.gz', gzipSync(JSON.stringify({ objects: 3 })));
+  writeFileSync(store.path('chaos') + '.gz', gzipSync('{"faultId":"f1"}\n{"torn'));
+  t.ok(store.has('recount'));
+  t.same(store.read('recount'), { ok: true, value: { objects: 3 } });
+  t.same(store.lines('chaos'), { missing: false, values: [{ faultId: 'f1' }], skipped: [2] });
 });
