@@ -27,6 +27,11 @@ const SIGNATURES: readonly ((line: string) => boolean)[] = [
   (l) => /\b0 parts\b/.test(l) && /(no object|object missing|NoSuchKey)/i.test(l),
 ];
 
+/** Whether one log line shows F-1's signature (publish keeps every such line when it trims a log, so a published run renders the same). */
+export function isStoreLossLine(line: string): boolean {
+  return SIGNATURES.some((s) => s(line));
+}
+
 /** F-1's signature in the collected logs, or null when no line shows it. */
 export function storeLossSignature(logs: readonly { path: string; text: string }[]): StoreLossSignature | null {
   let lines = 0;
@@ -34,7 +39,7 @@ export function storeLossSignature(logs: readonly { path: string; text: string }
   let example: string | undefined;
   for (const log of logs) {
     for (const line of log.text.split('\n')) {
-      if (!SIGNATURES.some((s) => s(line))) continue;
+      if (!isStoreLossLine(line)) continue;
       lines++;
       hosts.add(/^logs\/([^/]+)\//.exec(log.path)?.[1] ?? log.path);
       example ??= line.trim().slice(0, 300);

@@ -6,6 +6,7 @@
  * are trimmed to their head and tail and gzipped, and published.json records what the run
  * directory held and how each file was stored.
  */
+import { isStoreLossLine } from '../../reports/store-loss.ts';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -20,13 +21,28 @@ export const GZIP_OVER_BYTES = 256 * 1024;
 export const LOG_KEEP_LINES = 200;
 
 /** A log's head and tail with a line saying how many lines were cut between them; the log itself when it is short enough. */
-export function trimLog(text: string, keep: number): { text: string; cut: number } {
+export function trimLog(text: string, keep: number, keepLine: (line: string) => boolean = isStoreLossLine): { text: string; cut: number } {
   const lines = text.split('\n');
   const trailingNewline = lines[lines.length - 1] === '';
   if (trailingNewline) lines.pop();
   if (lines.length <= 2 * keep) return { text, cut: 0 };
-  const cut = lines.length - 2 * keep;
-  const out = [...lines.slice(0, keep), `[clink-qual publish: ${cut} lines cut here, of ${lines.length}]`, ...lines.slice(lines.length - keep)];
+  // Kept: the first and last `keep` lines, and every line the report reads from the logs
+  // (reports/store-loss.ts), so the published run renders exactly like the run.
+  const out: string[] = [];
+  let cut = 0;
+  let run = 0;
+  const flush = () => {
+    if (run) out.push(`[clink-qual publish: ${run} lines cut here, of ${lines.length}]`);
+    cut += run;
+    run = 0;
+  };
+  lines.forEach((l, i) => {
+    if (i < keep || i >= lines.length - keep || keepLine(l)) {
+      flush();
+      out.push(l);
+    } else run++;
+  });
+  flush();
   return { text: out.join('\n') + (trailingNewline ? '\n' : ''), cut };
 }
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { publishRun, trimLog } from '../../../../bin/commands/publish.ts';
+import { storeLossSignature } from '../../../../reports/store-loss.ts';
 import { repoRoot } from '../../../../lib/paths.ts';
 import { readRunEvidence, type PublishedManifest } from '../../../../reports/evidence.ts';
 import { writeReports } from '../../../../reports/report.ts';
@@ -24,6 +25,17 @@ function copyRunPass(t: { teardown(fn: () => void): void }): { tmp: string; run:
   cpSync(path.join(repoRoot, 'test', 'fixtures', 'run-pass'), run, { recursive: true });
   return { tmp, run };
 }
+
+t.test("trimLog keeps every line the report reads (F-1's signature) between the head and the tail", async (t) => {
+  const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`);
+  lines[14] = "2026-12-03T23:36:01Z ERROR S3Committer - Recovering commit failed for object k. Object does not exist and MultiPart Upload u is not valid.";
+  const r = trimLog(lines.join('\n') + '\n', 3);
+  const out = r.text.trimEnd().split('\n');
+  t.ok(out.includes(lines[14]!), 'the signature line is kept');
+  t.same(out.filter((l) => l.startsWith('[clink-qual publish:')), ['[clink-qual publish: 11 lines cut here, of 30]', '[clink-qual publish: 12 lines cut here, of 30]'], 'one marker on each side of it');
+  t.equal(r.cut, 23, 'the cut count excludes the kept line');
+  t.same(storeLossSignature([{ path: 'logs/w/x.log', text: r.text }]), storeLossSignature([{ path: 'logs/w/x.log', text: lines.join('\n') }]), 'the trimmed log shows the same signature as the whole one');
+});
 
 t.test('trimLog keeps the head and the tail and says how many lines it cut', async (t) => {
   const lines = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`);
