@@ -8,12 +8,13 @@
  * appended line by line, so a crash or an abort keeps the history. Reading: a missing file
  * reads as absent, a torn JSON Lines tail keeps its good lines and says which it skipped.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { QualError } from './errors.ts';
 import type { ChaosRecord, GateResult, LedgerEntry, PhaseMark, PlannedFault, Provenance, Recount, Rehearsal, ResourceSample, Sample, Verdict } from './evidence.ts';
 import { parseJsonl } from './jsonl.ts';
+import { MAX_RUN_JSON_BYTES, readBoundedText, readRegularText } from './read-bounded.ts';
 
 type Format = 'json' | 'jsonl' | 'text' | 'dir';
 interface FileSpec {
@@ -149,7 +150,7 @@ export class RunStore {
     const p = this.path(key);
     if (!existsSync(p)) return { ok: false, missing: true };
     try {
-      return { ok: true, value: JSON.parse(readFileSync(p, 'utf8')) as EvidenceValues[K] };
+      return { ok: true, value: JSON.parse(readBoundedText(p, { maxBytes: MAX_RUN_JSON_BYTES, what: 'run evidence' })) as EvidenceValues[K] };
     } catch (err) {
       return { ok: false, missing: false, error: (err as Error).message };
     }
@@ -166,7 +167,7 @@ export class RunStore {
     const p = this.path(key);
     if (!existsSync(p)) return { missing: true, values: [], skipped: [] };
     const skipped: number[] = [];
-    const values = parseJsonl<EvidenceValues[K]>(readFileSync(p, 'utf8'), (n) => skipped.push(n));
+    const values = parseJsonl<EvidenceValues[K]>(readRegularText(p, 'run evidence'), (n) => skipped.push(n));
     return { missing: false, values, skipped };
   }
 }

@@ -16,7 +16,7 @@
  * exactly one store. Relative paths are relative to the inventory file. Every error names
  * the file, the line and the field: `inventory.yaml:7: hosts[2].ssh.port: must be an integer`.
  */
-import { readFileSync } from 'node:fs';
+import { MAX_CAMPAIGN_BYTES, readBoundedText } from '../lib/read-bounded.ts';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -204,11 +204,6 @@ function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown
 }
 
 export function readInventory(file: string): HostSpec[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new QualError('BAD_INPUT_FILE', `${file}: cannot read the inventory: ${(err as Error).message}`);
-  }
-  return parseInventory(text, file);
+  // A regular file of at most 1 MiB, like a campaign: not a FIFO, not /dev/zero.
+  return parseInventory(readBoundedText(file, { maxBytes: MAX_CAMPAIGN_BYTES, what: 'inventory' }), file);
 }

@@ -231,9 +231,10 @@ t.test("a mutant's schedule must fit its soak, and have a fault", async (t) => {
   t.same(problems(() => load('  no-fencing:', '    soakS: 40', '    faults: [ { kind: partition, durationS: 10, count: 3 } ]')), [
     'x.yaml:14: perMutant.no-fencing.soakS: the schedule does not fit in the soak: startAfterS 10 s + 3 fault slots × spacingS 15 s = 55 s > soakS 40 s',
   ]);
-  const noSoak = [...base.slice(0, 2), 'workload: { rate: 5, soakS: 50 }', ...base.slice(3, 7), 'schedule: { spacingS: 10 }', 'perMutant:'];
+  // soakS 55: the base's last slot may start at 42 s, and its 10 s partition must end inside the soak.
+  const noSoak = [...base.slice(0, 2), 'workload: { rate: 5, soakS: 55 }', ...base.slice(3, 7), 'schedule: { spacingS: 10 }', 'perMutant:'];
   t.same(problems(() => parseCampaign([...noSoak, '  keys-reused:', '    faults: [ { kind: worker-kill, count: 5, targets: [worker-1] } ]'].join('\n'), 'y.yaml')), [
-    'y.yaml:10: perMutant.keys-reused: the schedule does not fit in the soak: startAfterS 10 s + 5 fault slots × spacingS 10 s = 60 s > workload.soakS (this schedule gives no soakS) 50 s',
+    'y.yaml:10: perMutant.keys-reused: the schedule does not fit in the soak: startAfterS 10 s + 5 fault slots × spacingS 10 s = 60 s > workload.soakS (this schedule gives no soakS) 55 s',
   ], 'no soakS: checked against the base soak, at the key');
   t.same(problems(() => load('  keys-reused:', '    soakS: 90')), ["x.yaml:13: perMutant.keys-reused: a mutant's schedule has at least one fault: list some in its faults or compositions"]);
   t.match(problems(() => load('  keys-reused:', '    soakS: 0', '    faults: [ { kind: worker-kill, targets: [worker-1] } ]')), [/^x\.yaml:14: perMutant\.keys-reused\.soakS: must be >= 1$/]);
