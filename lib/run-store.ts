@@ -14,6 +14,7 @@ import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { QualError } from './errors.ts';
 import type { ChaosRecord, GateResult, LedgerEntry, PhaseMark, PlannedFault, Provenance, Recount, Rehearsal, ResourceSample, Sample, Verdict } from './evidence.ts';
 import { parseJsonl } from './jsonl.ts';
+import { evidenceShapeProblem } from './evidence-shape.ts';
 import { MAX_RUN_JSON_BYTES, readBoundedText, readRegularText } from './read-bounded.ts';
 
 type Format = 'json' | 'jsonl' | 'text' | 'dir';
@@ -150,7 +151,9 @@ export class RunStore {
     const p = this.path(key);
     if (!existsSync(p)) return { ok: false, missing: true };
     try {
-      return { ok: true, value: JSON.parse(readBoundedText(p, { maxBytes: MAX_RUN_JSON_BYTES, what: 'run evidence' })) as EvidenceValues[K] };
+      const value = JSON.parse(readBoundedText(p, { maxBytes: MAX_RUN_JSON_BYTES, what: 'run evidence' })) as unknown;
+      const wrong = evidenceShapeProblem(path.basename(p), value);
+      return wrong ? { ok: false, missing: false, error: `wrong shape: ${wrong}` } : { ok: true, value: value as EvidenceValues[K] };
     } catch (err) {
       return { ok: false, missing: false, error: (err as Error).message };
     }
