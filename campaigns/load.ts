@@ -22,6 +22,7 @@ import { QualError } from '../lib/errors.ts';
 import { MAX_CAMPAIGN_BYTES, readBoundedText } from '../lib/read-bounded.ts';
 import type { FaultKind } from '../lib/evidence.ts';
 import { FAULT_KINDS, FAULT_SPECS } from '../chaos/kinds.ts';
+import { readInventory } from '../rig/inventory.ts';
 import {
   DEFAULT_FAULT_POINTS,
   faultParams,
@@ -39,7 +40,7 @@ export const SCHEMA_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)
 export interface LoadOptions {
   /** Protocol points the engine supports (Engine.faultPoints); default DEFAULT_FAULT_POINTS. */
   faultPoints?: readonly string[];
-  /** The rig's hosts; default the standard rig for `local`, names checked by role only for `inventory`. */
+  /** The rig's hosts; default the standard rig for `local`, the inventory file's hosts for `inventory`. */
   hosts?: readonly CampaignHost[];
   /** Mutants the engine knows (Engine.mutants names): engine.mutant and the perMutant keys are checked against them; unchecked when absent. */
   mutants?: readonly string[];
@@ -670,6 +671,14 @@ export function parseCampaign(text: string, file: string, opts: LoadOptions = {}
   const errors = validate(data);
   if (errors.length) fail(schemaProblems(errors, data, doc, lc, shown));
   const raw = data as RawCampaign;
+  // An inventory rig: targets are checked against (and default to) the inventory's own hosts and roles.
+  if (raw.rig.kind === 'inventory' && raw.rig.file && !opts.hosts && existsSync(path.resolve(campaignDir, raw.rig.file))) {
+    try {
+      opts = { ...opts, hosts: readInventory(path.resolve(campaignDir, raw.rig.file)).map((h) => ({ name: h.name, roles: [...h.roles] })) };
+    } catch (err) {
+      fail([{ file: shown, line: lineOf(doc, lc, ['rig', 'file']), field: 'rig.file', message: `the inventory is not valid: ${(err as Error).message.replace(/\n/g, '; ')}` }]);
+    }
+  }
   const problems = meaningProblems(raw, doc, lc, shown, opts, campaignDir);
   if (problems.length) fail(problems);
   return resolve(raw, shown, campaignDir, opts);

@@ -138,3 +138,18 @@ t.test('two steps of one composition holding the same kind on a target they may 
   const ok = runBounded(['campaign', 'plan', file(campaignText({ compositions: apart, schedule: 'schedule: { startAfterS: 10, spacingS: 30 }' }))]);
   t.equal(ok.status, 0, ok.stderr);
 });
+
+t.test("an inventory rig's targets are checked against the inventory's hosts and roles", async (t) => {
+  const host = (name: string, role: string, i: number) =>
+    `  - { name: ${name}, address: 10.0.0.${i}, roles: [${role}], ssh: { user: root, key: id, knownHosts: known }, dataDir: /opt/cq }\n`;
+  const inv = path.join(tmp, 'inventory.yaml');
+  writeFileSync(inv, `hosts:\n${host('worker-1', 'worker', 1)}${host('worker-2', 'worker', 2)}${host('coordinator', 'coordinator', 3)}${host('broker-1', 'broker', 4)}${host('store', 'store', 5)}`);
+  const withInventory = (faults: string) => campaignText({ faults }).replace('rig: { kind: local }', 'rig: { kind: inventory, file: inventory.yaml }');
+  refused(t, ['campaign', 'plan', file(withInventory('faults:\n  - { kind: worker-kill, targets: [worker-3] }'))], /c\d+\.yaml:8: faults\[0\]\.targets\[0\]: 'worker-3' is not a host of this rig \(worker-kill targets .*: worker-1, worker-2\)/);
+  refused(t, ['campaign', 'plan', file(withInventory('faults:\n  - { kind: broker-restart, targets: [broker-2] }'))], /'broker-2' is not a host of this rig/);
+  const ok = runBounded(['campaign', 'plan', file(withInventory('faults:\n  - { kind: worker-kill, count: 2 }'))]);
+  t.equal(ok.status, 0, ok.stderr);
+  t.notMatch(ok.stdout, /worker-3/, "default targets are the inventory's workers");
+  writeFileSync(inv, `hosts:\n${host('worker-1', 'worker', 1)}${host('coordinator', 'coordinator', 3)}${host('broker-1', 'broker', 4)}${host('store', 'store', 5)}`.replace('dataDir: /opt/cq', 'dataDir: /etc'));
+  refused(t, ['campaign', 'plan', file(withInventory('faults:\n  - { kind: worker-kill }'))], /c\d+\.yaml:3: rig\.file: the inventory is not valid: inventory\.yaml:2: hosts\[0\]\.dataDir: .*not a system directory/);
+});
