@@ -131,8 +131,16 @@ t.test('overrides apply on top of a mutant schedule and travel with a replay', a
   const { campaign: c } = loadForEngine(FILE);
   const run = applyOverrides(campaignForMutant(c, 'no-fencing'), { soakS: 120 });
   t.equal(run.workload.soakS, 120);
-  t.same(run.overrides, { mutantSchedule: { mutant: 'no-fencing', soakS: { old: 300, new: 90 }, faultSlots: { old: 13, new: 2 } }, soakS: { old: 90, new: 120 } });
-  t.equal(describeOverrides(run.overrides), "mutant no-fencing's own schedule (perMutant): soak 300 s → 90 s, fault slots 13 → 2, soak 90 s → 120 s");
+  t.same(run.overrides, {
+    mutantSchedule: { mutant: 'no-fencing', soakS: { old: 300, new: 90 }, faultSlots: { old: 13, new: 2 } },
+    soakS: { old: 90, new: 120 },
+    schedule: { spacingS: { old: 15, new: 20 }, jitterS: { old: 3, new: 4 } },
+  });
+  t.equal(
+    describeOverrides(run.overrides),
+    "mutant no-fencing's own schedule (perMutant): soak 300 s → 90 s, fault slots 13 → 2, soak 90 s → 120 s, spacing 15 s → 20 s, jitter 3 s → 4 s (stretched with the soak)",
+    'the longer soak stretches the schedule by 120 / 90',
+  );
   t.throws(() => applyOverrides(campaignForMutant(c, 'stall-flush'), { soakS: 40 }), /does not fit in 40 s: startAfterS 10 s \+ 3 fault slots/, '--soak is checked against the mutant schedule');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'clink-qual-per-mutant-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
