@@ -19,8 +19,10 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document, type Node } from 'yaml';
 import { QualError } from '../lib/errors.ts';
+import { MAX_CAMPAIGN_BYTES, readBoundedText } from '../lib/read-bounded.ts';
 import type { FaultKind } from '../lib/evidence.ts';
-import { FAULT_SPECS } from '../chaos/kinds.ts';
+import { FAULT_KINDS, FAULT_SPECS } from '../chaos/kinds.ts';
+import { readInventory } from '../rig/inventory.ts';
 import {
   DEFAULT_FAULT_POINTS,
   faultParams,
@@ -38,10 +40,12 @@ export const SCHEMA_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)
 export interface LoadOptions {
   /** Protocol points the engine supports (Engine.faultPoints); default DEFAULT_FAULT_POINTS. */
   faultPoints?: readonly string[];
-  /** The rig's hosts; default the standard rig for `local`, names checked by role only for `inventory`. */
+  /** The rig's hosts; default the standard rig for `local`, the inventory file's hosts for `inventory`. */
   hosts?: readonly CampaignHost[];
   /** Mutants the engine knows (Engine.mutants names): engine.mutant and the perMutant keys are checked against them; unchecked when absent. */
   mutants?: readonly string[];
+  /** Engines the harness can drive (engine/index.ts ENGINE_NAMES): engine.name is checked against them; unchecked when absent. */
+  engines?: readonly string[];
 }
 
 /** One problem found in a campaign file. */
@@ -280,11 +284,33 @@ function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file
   const { startAfterS, spacingS, jitterS } = data.schedule;
   const slots = countSlots(data.faults, data.compositions ?? []);
   if (slots > MAX_FAULT_SLOTS) add(['faults'], `${slots} fault slots; at most ${MAX_FAULT_SLOTS} in one campaign (one per fault, one per composition run)`, true);
+  const planned = countPlannedFaults(data.faults, data.compositions ?? []);
+  if (planned > MAX_PLANNED_FAULTS) add(plannedAt(data.compositions ?? [], []), `${planned} planned faults; at most ${MAX_PLANNED_FAULTS} in one campaign (each battery fault, and each step of each composition run)`, true);
   const needed = startAfterS + slots * spacingS;
   if (needed > data.workload.soakS) {
     add(['schedule', 'spacingS'], `the schedule does not fit in the soak: startAfterS ${startAfterS} s + ${slots} fault slots × spacingS ${spacingS} s = ${needed} s > workload.soakS ${data.workload.soakS} s`);
   }
   if (jitterS !== undefined && jitterS >= spacingS) add(['schedule', 'jitterS'], `must be less than spacingS (${spacingS})`);
+  else if (slots <= MAX_FAULT_SLOTS && needed <= data.workload.soakS) {
+    for (const o of heldPastSoak(data.schedule, slots, data.faults, data.compositions ?? [], data.workload.soakS)) add(o.at, o.message);
+  }
+
+  // The gate's fault is planned with a kind alone: no target list, no point, no settings.
+  if (!GATE_FAULT_KINDS.includes(data.gate.fault)) add(['gate', 'fault'], `${data.gate.fault} cannot be the gate's fault, which is planned with its kind alone (no point, no durationS, share, variant or offsetS): use one of ${GATE_FAULT_KINDS.join(', ')}`);
+  if (opts.engines && !opts.engines.includes(data.engine.name)) add(['engine', 'name'], `unknown engine '${data.engine.name}' (known: ${opts.engines.join(', ')})`);
+
+  const pauseMin = Math.max(MIN_PROCESS_PAUSE_S, data.workload.checkpointIntervalS);
+  const checkPause = (f: RawStep & FaultParams, segs: Segment[]) => {
+    if (f.kind === 'process-pause' && f.durationS !== undefined && f.durationS < pauseMin) {
+      add([...segs, 'durationS'], `a process-pause of ${f.durationS} s is too short to mean anything: at least ${pauseMin} s (the longer of the checkpoint interval, ${data.workload.checkpointIntervalS} s, so a barrier falls inside it, and ${MIN_PROCESS_PAUSE_S} s, the bundled engine's worker-loss timeout)`);
+    }
+  };
+  data.faults.forEach((f, i) => checkPause(f, ['faults', i]));
+  (data.compositions ?? []).forEach((c, i) => {
+    c.steps.forEach((st, j) => checkPause(st, ['compositions', i, 'steps', j]));
+    for (const o of overlappingSteps(c.steps, hosts ?? STANDARD_HOSTS)) add(['compositions', i, 'steps', o.later, 'afterS'], o.message, o.keyLine);
+  });
+  for (const [mutant, m] of Object.entries(data.perMutant ?? {})) m.faults.forEach((f, i) => checkPause(f, ['perMutant', mutant, 'faults', i]));
 
   for (const [mutant, m] of Object.entries(data.perMutant ?? {})) {
     const at: Segment[] = ['perMutant', mutant];
@@ -295,9 +321,16 @@ function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file
     const mSlots = countSlots(m.faults, m.compositions);
     const soakS = m.soakS ?? data.workload.soakS;
     const soakAt: Segment[] = m.soakS !== undefined ? [...at, 'soakS'] : at;
+    const mPlanned = countPlannedFaults(m.faults, m.compositions.map((ref) => ({ count: ref.count, steps: (data.compositions ?? []).find((c) => c.name === ref.name)?.steps ?? [] })));
     if (mSlots === 0) add(at, "a mutant's schedule has at least one fault: list some in its faults or compositions", true);
     else if (mSlots > MAX_FAULT_SLOTS) add(at, `${mSlots} fault slots; at most ${MAX_FAULT_SLOTS} in one schedule`, true);
-    else if (startAfterS + mSlots * spacingS > soakS) {
+    else if (mPlanned > MAX_PLANNED_FAULTS) add(at, `${mPlanned} planned faults; at most ${MAX_PLANNED_FAULTS} in one schedule (each battery fault, and each step of each composition run)`, true);
+    else if (startAfterS + mSlots * spacingS <= soakS) {
+      const comps = m.compositions.map((ref) => ({ steps: (data.compositions ?? []).find((c) => c.name === ref.name)?.steps ?? [] }));
+      for (const o of heldPastSoak(data.schedule, mSlots, m.faults, [], soakS, at, m.soakS !== undefined ? 'soakS' : 'workload.soakS')) add(o.at, o.message);
+      const comp = heldPastSoak(data.schedule, mSlots, [], comps, soakS, at, m.soakS !== undefined ? 'soakS' : 'workload.soakS')[0];
+      if (comp) add(soakAt, `a composition step ${comp.message}`, m.soakS === undefined);
+    } else {
       add(
         soakAt,
         `the schedule does not fit in the soak: startAfterS ${startAfterS} s + ${mSlots} fault slots × spacingS ${spacingS} s = ${startAfterS + mSlots * spacingS} s > ${m.soakS !== undefined ? 'soakS' : 'workload.soakS (this schedule gives no soakS)'} ${soakS} s`,
@@ -362,8 +395,97 @@ function notInBase(data: RawCampaign, m: RawMutantSchedule, at: Segment[], probl
   return out;
 }
 
+/**
+ * The shortest process-pause that means something: the bundled engine's worker-loss timeout
+ * (engine/clink/coordinator.ts, workerLossTimeoutMs, 6 s by default). A pause shorter than
+ * that (or than one checkpoint interval, whichever is longer) neither loses the worker nor
+ * holds a barrier: it would count as survived without testing anything.
+ */
+export const MIN_PROCESS_PAUSE_S = 6;
+
+/**
+ * The kinds the functional gate can land: the gate plans its fault with the kind alone
+ * (campaigns/runner/phases.ts), so a kind that needs a point (protocol-point) or a setting
+ * (durationS, share, variant, offsetS) can never land there.
+ */
+export const GATE_FAULT_KINDS: readonly FaultKind[] = FAULT_KINDS.filter((k) => k !== 'protocol-point' && FAULT_SPECS[k].fields.required.length === 0);
+
+/** The latest second a slot can start at: startAfterS + (slots - 1) × spacingS + jitterS (default spacingS / 4). */
+export function lastSlotStartS(schedule: { startAfterS: number; spacingS: number; jitterS?: number }, slots: number): number {
+  const jitter = schedule.jitterS ?? Math.floor(schedule.spacingS / 4);
+  return schedule.startAfterS + Math.max(0, slots - 1) * schedule.spacingS + jitter;
+}
+
+/**
+ * The faults that may still be held when the soak ends: a battery fault, or a composition
+ * step, in the slot that may start last (the seed can put any slot last), whose afterS +
+ * durationS ends past `soakS`. Each with its field and a message saying the sum.
+ */
+export function heldPastSoak(
+  schedule: { startAfterS: number; spacingS: number; jitterS?: number },
+  slots: number,
+  faults: FaultParams[],
+  compositions: { steps: (FaultParams & { afterS?: number })[] }[],
+  soakS: number,
+  base: Segment[] = [],
+  soakName = 'workload.soakS',
+): { at: Segment[]; endS: number; message: string }[] {
+  const last = lastSlotStartS(schedule, slots);
+  const out: { at: Segment[]; endS: number; message: string }[] = [];
+  const check = (f: FaultParams & { afterS?: number }, at: Segment[]) => {
+    const afterS = f.afterS ?? 0;
+    const held = f.durationS ?? 0;
+    const end = last + afterS + held;
+    if (end <= soakS) return;
+    out.push({
+      at: [...at, afterS > held ? 'afterS' : 'durationS'],
+      endS: end,
+      message: `ends past the soak: the last slot may start at ${last} s (startAfterS + (${slots} slots - 1) × spacingS + jitterS), + afterS ${afterS} s + durationS ${held} s = ${end} s > ${soakName} ${soakS} s`,
+    });
+  };
+  faults.forEach((f, i) => check(f, [...base, 'faults', i]));
+  compositions.forEach((c, i) => c.steps.forEach((st, j) => check(st, [...base, 'compositions', i, 'steps', j])));
+  return out;
+}
+
+/**
+ * Steps of one composition that hold a fault of the same kind on a target they may share,
+ * at overlapping times: the first heal would end the second fault too. A step's window is
+ * [afterS, afterS + durationS); steps without a durationS hold nothing. `later` is the index
+ * of the step that starts second.
+ */
+function overlappingSteps(steps: (RawStep & FaultParams & { afterS?: number })[], hosts: readonly CampaignHost[]): { later: number; message: string; keyLine: boolean }[] {
+  const out: { later: number; message: string; keyLine: boolean }[] = [];
+  const targetsOf = (f: RawStep) => f.targets ?? defaultTargets(f.kind, hosts);
+  steps.forEach((a, i) => {
+    steps.forEach((b, j) => {
+      if (j <= i || a.kind !== b.kind || !a.durationS || !b.durationS) return;
+      const [first, second, fi, si] = (a.afterS ?? 0) <= (b.afterS ?? 0) ? [a, b, i, j] : [b, a, j, i];
+      const firstEnd = (first.afterS ?? 0) + first.durationS!;
+      if ((second.afterS ?? 0) >= firstEnd) return;
+      const ta = targetsOf(first);
+      const tb = targetsOf(second);
+      const shared = ta.length === 0 || tb.length === 0 ? ['the same host'] : ta.filter((t) => tb.includes(t));
+      if (shared.length === 0) return;
+      out.push({
+        later: si,
+        keyLine: (second.afterS ?? undefined) === undefined,
+        message: `overlaps steps[${fi}]: both hold ${first.kind} on ${shared.join(', ')} (steps[${fi}] from ${first.afterS ?? 0} s to ${firstEnd} s, this one from ${second.afterS ?? 0} s): the first heal would end this fault too; start it at ${firstEnd} s or later, or give the two steps different targets`,
+      });
+    });
+  });
+  return out;
+}
+
 /** At most this many fault slots in one campaign (each entry's count is at most 10000 in the schema too). */
 export const MAX_FAULT_SLOTS = 10_000;
+/**
+ * At most this many planned faults in one campaign (or one mutant's schedule): each battery
+ * fault, and each step of each composition run (a composition of 1,000 steps run 5,000
+ * times is 5,000,000 faults, though only 5,000 slots). Checked before anything is planned,
+ * so a campaign file of a few kilobytes cannot make the planner hold millions of faults.
+ */
+export const MAX_PLANNED_FAULTS = 10_000;
 /** At most this many alias uses in a campaign's YAML (an alias bomb expands exponentially). */
 export const MAX_ALIAS_COUNT = 100;
 
@@ -393,6 +515,24 @@ export function countSlots(faults: { kind: string; count?: number; points?: stri
   for (const f of faults) n += (f.count ?? 1) * (f.kind === 'protocol-point' ? (f.points?.length ?? 0) : 1);
   for (const c of compositions) n += c.count ?? 1;
   return n;
+}
+
+/** The faults a battery and its compositions plan: one per battery fault, one per step of each composition run. */
+export function countPlannedFaults(faults: { kind: string; count?: number; points?: string[] }[], compositions: { count?: number; steps: unknown[] }[]): number {
+  let n = countSlots(faults, []);
+  for (const c of compositions) n += (c.count ?? 1) * c.steps.length;
+  return n;
+}
+
+/** Where a too-large schedule is named: the composition that plans the most faults, else the battery. */
+function plannedAt(compositions: { count?: number; steps: unknown[] }[], base: Segment[]): Segment[] {
+  let best = -1;
+  let most = 0;
+  compositions.forEach((c, i) => {
+    const n = (c.count ?? 1) * c.steps.length;
+    if (n > most) [best, most] = [i, n];
+  });
+  return best >= 0 ? [...base, 'compositions', best, 'count'] : [...base, 'faults'];
 }
 
 /** A perMutant entry after the schema check (defaults filled). */
@@ -531,18 +671,22 @@ export function parseCampaign(text: string, file: string, opts: LoadOptions = {}
   const errors = validate(data);
   if (errors.length) fail(schemaProblems(errors, data, doc, lc, shown));
   const raw = data as RawCampaign;
+  // An inventory rig: targets are checked against (and default to) the inventory's own hosts and roles.
+  if (raw.rig.kind === 'inventory' && raw.rig.file && !opts.hosts && existsSync(path.resolve(campaignDir, raw.rig.file))) {
+    try {
+      opts = { ...opts, hosts: readInventory(path.resolve(campaignDir, raw.rig.file)).map((h) => ({ name: h.name, roles: [...h.roles] })) };
+    } catch (err) {
+      fail([{ file: shown, line: lineOf(doc, lc, ['rig', 'file']), field: 'rig.file', message: `the inventory is not valid: ${(err as Error).message.replace(/\n/g, '; ')}` }]);
+    }
+  }
   const problems = meaningProblems(raw, doc, lc, shown, opts, campaignDir);
   if (problems.length) fail(problems);
   return resolve(raw, shown, campaignDir, opts);
 }
 
-/** Reads, checks and resolves a campaign file. Throws QualError('BAD_INPUT_FILE') naming file, line and field of every problem. */
+/** Reads (a regular file of at most MAX_CAMPAIGN_BYTES), checks and resolves a campaign file. Throws QualError('BAD_INPUT_FILE') naming file, line and field of every problem. */
 export function loadCampaign(file: string, opts: LoadOptions = {}): ResolvedCampaign {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new QualError('BAD_INPUT_FILE', `cannot read campaign ${file}: ${(err as Error).message}`, undefined, { cause: err });
-  }
+  // A regular file of at most 1 MiB: not /dev/zero, not a FIFO, not a 20 MB description.
+  const text = readBoundedText(file, { maxBytes: MAX_CAMPAIGN_BYTES, what: 'campaign' });
   return parseCampaign(text, file, opts);
 }

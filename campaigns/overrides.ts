@@ -10,9 +10,14 @@
  * - `--seed S`: any non-empty string without control characters; the fault order, jitter,
  *   targets and the generator's events all derive from it.
  * - `--soak DURATION`: seconds (`300`), or with units `s`, `m`, `h`, `d`, combinable
- *   (`5m`, `2h`, `1h30m`, `90s`); whole seconds from 1 to 604800 (7 days). The campaign's
- *   schedule must still fit in it (startAfterS + fault slots × spacingS ≤ soak), else the
- *   message says the least soak that fits.
+ *   (`5m`, `2h`, `1h30m`, `90s`); whole seconds from 1 to 604800 (7 days). A longer soak
+ *   stretches the schedule with it: spacingS and jitterS are scaled by new soak / old soak
+ *   (rounded down), so the faults spread over the whole soak as they did over the file's,
+ *   instead of all landing in its first minutes and leaving the rest faultless (quick.yaml
+ *   under --soak 2h: one slot every 360 s, not every 15 s). startAfterS, the faults' own
+ *   afterS and durationS stay. A shorter soak keeps the spacing, and the schedule must still
+ *   fit in it (startAfterS + fault slots × spacingS ≤ soak, and no fault held past its end),
+ *   else the message says the least soak that fits.
  * - `--rate N`: events per second, a number > 0 and ≤ 1000000.
  *
  * A campaign that gives `workload.totalEvents` (the rate is derived from it) keeps its
@@ -26,7 +31,7 @@
  */
 import { QualError } from '../lib/errors.ts';
 import type { OptionSpec } from '../lib/cli.ts';
-import { countSlots } from './load.ts';
+import { countSlots, heldPastSoak } from './load.ts';
 import type { ResolvedCampaign } from './types.ts';
 
 /** The overrides, parsed. */
@@ -41,6 +46,8 @@ export interface OverrideRecord {
   seed?: { old: string; new: string };
   soakS?: { old: number; new: number };
   rate?: { old: number; new: number };
+  /** The schedule's spacing and jitter, stretched by a longer --soak (each scaled by new soak / old soak). */
+  schedule?: { spacingS: { old: number; new: number }; jitterS: { old: number; new: number } };
   /** A fixed event total the file gave, dropped because --soak, --rate or a mutant's own soak replaced it. */
   totalEvents?: { old: number; new: null };
   /**
@@ -60,15 +67,24 @@ export const MAX_RATE = 1_000_000;
 /** The options both commands declare (their --help lists them). */
 export const OVERRIDE_OPTIONS: Record<'seed' | 'soak' | 'rate', OptionSpec> = {
   seed: { type: 'string', valueName: 'S', description: "Override the campaign's seed (fault order, jitter, targets and the events all derive from it)" },
-  soak: { type: 'string', valueName: 'DURATION', description: 'Override the soak: seconds, or with units, e.g. 300, 90s, 5m, 2h, 1h30m (the schedule must fit in it)' },
+  soak: { type: 'string', valueName: 'DURATION', description: 'Override the soak: seconds, or with units, e.g. 300, 90s, 5m, 2h, 1h30m (a longer soak stretches the fault spacing with it)' },
   rate: { type: 'string', valueName: 'N', description: "Override the workload's rate, in events per second (> 0, at most 1000000)" },
 };
+
+/** What --soak does to the schedule, for both commands' --help (part of OVERRIDES_HELP). */
+export const SOAK_SCALING_HELP = `A --soak longer than the file's stretches the schedule with it: spacingS and jitterS
+are scaled by new soak / old soak, so the faults spread over the whole soak as they do
+over the file's (quick.yaml with --soak 2h: one slot every 360 s, not 20 faults in the
+first 5 minutes and then 1 h 55 min without any). A shorter --soak keeps the spacing; the
+schedule must still fit in it.`;
 
 /** The help paragraph on the overrides, shared by both commands. */
 export const OVERRIDES_HELP = `--seed, --soak and --rate override the campaign file's seed, workload.soakS and
 workload.rate before planning; campaign.resolved.json records each one under
 "overrides" with its old and new value (and a replay of the run re-uses them). A file
-that gives workload.totalEvents keeps its rate under --soak and drops the fixed total.`;
+that gives workload.totalEvents keeps its rate under --soak and drops the fixed total.
+
+${SOAK_SCALING_HELP}`;
 
 const UNIT_S: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
@@ -138,6 +154,7 @@ export function applyOverrides(c: OverriddenCampaign, o: Overrides): OverriddenC
   const prev = c.overrides ?? {};
   const record: OverrideRecord = { ...prev };
   let workload = { ...c.workload };
+  let schedule = { ...c.schedule };
   let seed = c.seed;
   if (o.seed !== undefined) {
     record.seed = { old: prev.seed?.old ?? c.seed, new: o.seed };
@@ -145,7 +162,22 @@ export function applyOverrides(c: OverriddenCampaign, o: Overrides): OverriddenC
   }
   if (o.soakS !== undefined) {
     const slots = countSlots(c.faults, c.compositions);
-    const needed = c.schedule.startAfterS + slots * c.schedule.spacingS;
+    if (o.soakS > c.workload.soakS) {
+      // Stretch the schedule with the soak: the faults keep their share of it.
+      const factor = o.soakS / c.workload.soakS;
+      const spacingS = Math.max(c.schedule.spacingS, Math.floor(c.schedule.spacingS * factor));
+      const jitterS = Math.min(spacingS - 1, Math.max(c.schedule.jitterS, Math.floor(c.schedule.jitterS * factor)));
+      if (spacingS !== c.schedule.spacingS || jitterS !== c.schedule.jitterS) {
+        record.schedule = {
+          spacingS: { old: prev.schedule?.spacingS.old ?? c.schedule.spacingS, new: spacingS },
+          jitterS: { old: prev.schedule?.jitterS.old ?? c.schedule.jitterS, new: jitterS },
+        };
+        schedule = { ...schedule, spacingS, jitterS };
+      }
+    }
+    const needed = schedule.startAfterS + slots * schedule.spacingS;
+    const late = heldPastSoak(schedule, slots, c.faults, c.compositions, o.soakS)[0];
+    if (needed <= o.soakS && late) throw bad('soak', `campaign ${c.name}'s schedule does not fit in ${o.soakS} s: a fault ${late.message.replace(/workload\.soakS/, '--soak')} (give at least ${late.endS} s)`);
     if (needed > o.soakS) {
       throw bad(
         'soak',
@@ -164,7 +196,7 @@ export function applyOverrides(c: OverriddenCampaign, o: Overrides): OverriddenC
     record.totalEvents = { old: totalEvents, new: null };
     workload = rest;
   }
-  return { ...c, seed, workload, overrides: record };
+  return { ...c, seed, workload, schedule, overrides: record };
 }
 
 /**
@@ -179,6 +211,7 @@ export function describeOverrides(r: OverrideRecord | undefined): string {
   if (ms) parts.push(`mutant ${ms.mutant}'s own schedule (perMutant): soak ${ms.soakS.old} s → ${ms.soakS.new} s, fault slots ${ms.faultSlots.old} → ${ms.faultSlots.new}`);
   if (r.seed) parts.push(`seed ${JSON.stringify(r.seed.old)} → ${JSON.stringify(r.seed.new)}`);
   if (r.soakS) parts.push(`soak ${r.soakS.old} s → ${r.soakS.new} s`);
+  if (r.schedule) parts.push(`spacing ${r.schedule.spacingS.old} s → ${r.schedule.spacingS.new} s, jitter ${r.schedule.jitterS.old} s → ${r.schedule.jitterS.new} s (stretched with the soak)`);
   if (r.rate) parts.push(`rate ${r.rate.old} → ${r.rate.new} events/s`);
   if (r.totalEvents) parts.push(`totalEvents ${r.totalEvents.old} dropped`);
   return parts.join(', ');

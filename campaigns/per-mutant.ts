@@ -12,7 +12,7 @@
  * use the file's base schedule.
  */
 import type { Engine, MutantInfo } from '../engine/engine.ts';
-import { loadEngine } from '../engine/index.ts';
+import { ENGINE_NAMES, loadEngine } from '../engine/index.ts';
 import type { FaultKind } from '../lib/evidence.ts';
 import { countSlots, loadCampaign } from './load.ts';
 import type { OverriddenCampaign } from './overrides.ts';
@@ -76,7 +76,8 @@ export function exposable(c: ResolvedCampaign, m: Pick<MutantInfo, 'name' | 'exp
  * the campaign names, or `plug`), perMutant map included: no rig, nothing touched.
  */
 export function loadForEngine(file: string, plug?: Engine): { campaign: ResolvedCampaign; engine: Engine } {
-  const engine = plug ?? loadEngine(loadCampaign(file).engine.name);
+  // engine.name is checked as a field of the file (file:line: engine.name) before it is looked up.
+  const engine = plug ?? loadEngine(loadCampaign(file, { engines: ENGINE_NAMES }).engine.name);
   const campaign = loadCampaign(file, { faultPoints: engine.faultPoints, mutants: engine.mutants.map((m) => m.name) });
   return { campaign, engine };
 }

@@ -14,8 +14,9 @@ const ENGINES: Record<string, () => Engine> = {
 
 export const ENGINE_NAMES: readonly string[] = Object.keys(ENGINES);
 
+/** The engine of that name; QualError('BAD_ARGUMENTS') (exit 254) for a name it does not own (`__proto__`, `toString` included). */
 export function loadEngine(name: string): Engine {
-  const make = ENGINES[name];
+  const make = Object.hasOwn(ENGINES, name) ? ENGINES[name] : undefined;
   if (!make) throw new QualError('BAD_ARGUMENTS', `unknown engine '${name}' (known: ${ENGINE_NAMES.join(', ')})`);
   return make();
 }

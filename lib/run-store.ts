@@ -9,12 +9,14 @@
  * reads as absent, a torn JSON Lines tail keeps its good lines and says which it skipped,
  * and a file stored gzipped as `X.gz` (a published run) reads as `X` where `X` is absent.
  */
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { QualError } from './errors.ts';
 import type { ChaosRecord, GateResult, LedgerEntry, PhaseMark, PlannedFault, Provenance, Recount, Rehearsal, ResourceSample, Sample, Verdict } from './evidence.ts';
 import { existsOrGz, parseJsonl, readTextOrGz } from './jsonl.ts';
+import { evidenceShapeProblem } from './evidence-shape.ts';
+import { MAX_RUN_JSON_BYTES, readBoundedText, readRegularText } from './read-bounded.ts';
 
 type Format = 'json' | 'jsonl' | 'text' | 'dir';
 interface FileSpec {
@@ -149,10 +151,13 @@ export class RunStore {
 
   /** A JSON file: its value, or missing, or unreadable with the parser's message. */
   read<K extends JsonKey>(key: K): Read<EvidenceValues[K]> {
-    const text = readTextOrGz(this.path(key));
-    if (text === undefined) return { ok: false, missing: true };
+    const p = this.path(key);
     try {
-      return { ok: true, value: JSON.parse(text) as EvidenceValues[K] };
+      const text = evidenceText(p, true);
+      if (text === undefined) return { ok: false, missing: true };
+      const value = JSON.parse(text) as unknown;
+      const wrong = evidenceShapeProblem(path.basename(p), value);
+      return wrong ? { ok: false, missing: false, error: `wrong shape: ${wrong}` } : { ok: true, value: value as EvidenceValues[K] };
     } catch (err) {
       return { ok: false, missing: false, error: (err as Error).message };
     }
@@ -166,10 +171,20 @@ export class RunStore {
 
   /** A JSON Lines file's good lines (none when missing) and the numbers of the lines it skipped. */
   lines<K extends JsonlKey>(key: K): { missing: boolean; values: EvidenceValues[K][]; skipped: number[] } {
-    const text = readTextOrGz(this.path(key));
+    const text = evidenceText(this.path(key), false);
     if (text === undefined) return { missing: true, values: [], skipped: [] };
     const skipped: number[] = [];
     const values = parseJsonl<EvidenceValues[K]>(text, (n) => skipped.push(n));
     return { missing: false, values, skipped };
   }
+}
+
+/**
+ * An evidence file's text: the file itself when it exists, read only if it is a regular file
+ * (JSON capped at MAX_RUN_JSON_BYTES when `bounded`), else its gzipped `file.gz` (a
+ * published run); undefined when neither exists.
+ */
+function evidenceText(p: string, bounded: boolean): string | undefined {
+  if (existsSync(p)) return bounded ? readBoundedText(p, { maxBytes: MAX_RUN_JSON_BYTES, what: 'run evidence' }) : readRegularText(p, 'run evidence');
+  return readTextOrGz(p);
 }

@@ -6,7 +6,9 @@
  * Everything is a relative link to a file beside it and nothing is fetched by script, so
  * the page opens from the file system (file://) with no server, and a runs/ folder copied
  * elsewhere keeps working. Raw HTML inside report.md is escaped, not passed through:
- * report text quotes logs and error messages, which must not become markup.
+ * report text quotes logs and error messages, which must not become markup; a link or
+ * image whose scheme is not http, https or mailto (javascript:, data:, vbscript:) is
+ * pointed at #unsafe-link-removed.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,8 +23,34 @@ export function escapeHtml(s: string): string {
 /** A path segment for an href: run ids are [A-Za-z0-9._-], but older folders may hold anything. */
 const seg = (s: string) => encodeURIComponent(s);
 
+/** Schemes a link or image in report.html may use; any other (javascript:, data:, vbscript:, ...) is neutralised. */
+const SAFE_SCHEMES = ['http', 'https', 'mailto'];
+
+/**
+ * Whether an href is safe to keep: a relative path or #anchor, or one of SAFE_SCHEMES.
+ * Decided on the href as a browser reads it: character references decoded, and the
+ * whitespace and control characters browsers ignore inside a scheme removed
+ * (`java&#x09;script:`, ` JavaScript:` are both javascript:).
+ */
+export function safeHref(href: string): boolean {
+  const decoded = href
+    .replace(/&#x([0-9a-f]+);?/gi, (_, h: string) => String.fromCodePoint(parseInt(h, 16) % 0x110000))
+    .replace(/&#(\d+);?/g, (_, d: string) => String.fromCodePoint(Number(d) % 0x110000))
+    .replace(/&(tab|newline|colon);/gi, (_, n: string) => ({ tab: '\t', newline: '\n', colon: ':' })[n.toLowerCase()]!)
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\x00-\x20\x7f]/g, '');
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(decoded);
+  return !scheme || SAFE_SCHEMES.includes(scheme[1]!.toLowerCase());
+}
+
 const markdown = new Marked({ gfm: true });
-markdown.use({ renderer: { html: (token) => escapeHtml(token.text) } });
+markdown.use({
+  renderer: { html: (token) => escapeHtml(token.text) },
+  // A link or image whose scheme could run script (javascript:, data:, vbscript:) points nowhere.
+  walkTokens: (token) => {
+    if ((token.type === 'link' || token.type === 'image') && !safeHref(token.href)) token.href = '#unsafe-link-removed';
+  },
+});
 
 const REPORT_CSS = `
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; margin: 0; background: #f6f8fa; }

@@ -8,7 +8,8 @@
  * run writes first. Every file is optional: a run killed mid-way, or still going, has no
  * verdict.json and is listed as such, never guessed.
  */
-import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { MAX_RUN_JSON_BYTES, readBoundedText, readRegularText } from '../lib/read-bounded.ts';
 import path from 'node:path';
 import { shortDuration } from '../campaigns/runner/progress.ts';
 import { COUNTER_NAMES, FAILURE_CLASSES, normalizeVerdictName, type Counters, type FailureClass } from '../lib/evidence.ts';
@@ -67,7 +68,7 @@ export interface RunListing {
 
 function readJson(file: string): Record<string, unknown> | undefined {
   try {
-    const v = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    const v = JSON.parse(readBoundedText(file, { maxBytes: MAX_RUN_JSON_BYTES, what: 'run evidence' })) as unknown;
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
@@ -81,7 +82,7 @@ const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v 
 /** The `t` of the last parseable line of a JSON Lines file (a torn last line is skipped). */
 function lastT(file: string): string | null {
   if (!existsSync(file)) return null;
-  const lines = readFileSync(file, 'utf8').split('\n');
+  const lines = readRegularText(file, 'run evidence').split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
     if (!lines[i]!.trim()) continue;
     try {
@@ -106,7 +107,7 @@ function counters(v: unknown): Counters | null {
 function readFindingLines(file: string): { counter: string; text: string }[] | null {
   if (!existsSync(file)) return null;
   const out: { counter: string; text: string }[] = [];
-  for (const l of readFileSync(file, 'utf8').split('\n')) {
+  for (const l of readRegularText(file, 'run evidence').split('\n')) {
     if (!l.trim()) continue;
     try {
       const f = JSON.parse(l) as { counter?: unknown; detail?: unknown };

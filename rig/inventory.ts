@@ -16,7 +16,7 @@
  * exactly one store. Relative paths are relative to the inventory file. Every error names
  * the file, the line and the field: `inventory.yaml:7: hosts[2].ssh.port: must be an integer`.
  */
-import { readFileSync } from 'node:fs';
+import { MAX_CAMPAIGN_BYTES, readBoundedText } from '../lib/read-bounded.ts';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,9 +72,14 @@ export function parseInventory(text: string, file: string): HostSpec[] {
           if (h) hosts.push(h);
         });
         const seen = new Map<string, number>();
+        const disks = new Map<string, number>();
         hosts.forEach((h, i) => {
           if (seen.has(h.name)) fail((list.items[i] as YAMLMap).get('name', true), `hosts[${i}].name`, `duplicate host name '${h.name}' (also hosts[${seen.get(h.name)}])`);
           else seen.set(h.name, i);
+          // Two hosts on one machine with one dataDir would wipe each other's data (rig install clears <dataDir>/minio-data).
+          const disk = `${h.address}\0${h.dataDir}`;
+          if (disks.has(disk)) fail((list.items[i] as YAMLMap).get('dataDir', true), `hosts[${i}].dataDir`, `hosts[${disks.get(disk)}] has the same address (${h.address}) and dataDir (${h.dataDir}): each host needs a dataDir of its own`);
+          else disks.set(disk, i);
         });
         if (!problems.length) {
           const count = (r: Role) => hosts.filter((h) => h.roles.includes(r)).length;
@@ -108,9 +113,21 @@ export function isHostAddress(s: string): boolean {
   return s.split('.').every((l) => HOST_LABEL.test(l));
 }
 
-/** A dataDir reaches shell commands: an absolute path of [A-Za-z0-9._-] segments, none '.' or '..'. */
+/**
+ * System directories a dataDir may not be (the rig removes and recreates things under its
+ * dataDir, e.g. `rm -rf <dataDir>/minio-data`): the root's top-level system folders, and
+ * /home, /usr/local, /var/lib, /var/log themselves. A folder inside one of them
+ * (/opt/clink-qual, /home/qa/clink, /var/lib/clink-qual) is fine.
+ */
+export const SYSTEM_DIRS: readonly string[] = [
+  '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib32', '/lib64', '/libx32', '/media', '/mnt', '/opt', '/proc', '/root', '/run', '/sbin', '/srv', '/sys', '/tmp', '/usr', '/var',
+  '/usr/bin', '/usr/lib', '/usr/local', '/usr/sbin', '/usr/share', '/var/lib', '/var/log', '/var/tmp',
+];
+
+/** A dataDir reaches shell commands: an absolute path of [A-Za-z0-9._-] segments, none '.' or '..', and no system directory. */
 export function isSafeDataDir(s: string): boolean {
   if (!/^(\/[A-Za-z0-9._-]+)+$/.test(s)) return false;
+  if (SYSTEM_DIRS.includes(s)) return false;
   return s.split('/').slice(1).every((seg) => seg !== '.' && seg !== '..');
 }
 
@@ -144,7 +161,7 @@ function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown
   };
   const name = str(m, 'name', `${at}.name`, { pattern: /^[a-z0-9][a-z0-9-]{0,30}$/, patternMsg: 'must be lower-case letters, digits and dashes (at most 31)' });
   const address = str(m, 'address', `${at}.address`, { test: isHostAddress, patternMsg: 'must be an IPv4 or IPv6 address or a host name (letters, digits, dashes and dots)' });
-  const dataDir = str(m, 'dataDir', `${at}.dataDir`, { test: isSafeDataDir, patternMsg: "must be an absolute path of letters, digits, '.', '_' and '-' (no '..', no trailing /)" });
+  const dataDir = str(m, 'dataDir', `${at}.dataDir`, { test: isSafeDataDir, patternMsg: "must be an absolute path of letters, digits, '.', '_' and '-' (no '..', no trailing /), and not a system directory (/, /etc, /usr, /var, /home...: the rig deletes things under it)" });
 
   const roles: Role[] = [];
   const rolesNode = m.get('roles', true) as YamlNode | undefined;
@@ -204,11 +221,6 @@ function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown
 }
 
 export function readInventory(file: string): HostSpec[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new QualError('BAD_INPUT_FILE', `${file}: cannot read the inventory: ${(err as Error).message}`);
-  }
-  return parseInventory(text, file);
+  // A regular file of at most 1 MiB, like a campaign: not a FIFO, not /dev/zero.
+  return parseInventory(readBoundedText(file, { maxBytes: MAX_CAMPAIGN_BYTES, what: 'inventory' }), file);
 }

@@ -1,4 +1,6 @@
+import { existsSync, statSync } from 'node:fs';
 import type { Command } from '../../lib/cli.ts';
+import { QualError } from '../../lib/errors.ts';
 import { runsDir } from '../../lib/paths.ts';
 import { formatRunsTable, latestTarget, listRuns, repairLatest } from '../../reports/runs-list.ts';
 
@@ -25,7 +27,8 @@ verdict.json), exitCode, startedAt, endedAt, endedFrom, durationS, produced,
 committedDistinct, counters, firstFinding, findings, reasons, failureClasses (safety, liveness,
 coverage: the kinds of failure among the reasons), warnings, report, timeline.
 
-Exit codes: 0 listed (also when there are no runs), 254 bad arguments, 255 internal error.`,
+Exit codes: 0 listed (also when there are no runs), 254 bad arguments (--runs-dir not a
+directory), 255 internal error.`,
   options: {
     json: { type: 'boolean', description: 'Print the runs as JSON' },
     'runs-dir': { type: 'string', valueName: 'DIR', description: 'The runs folder (default: CLINK_QUAL_RUNS, else runs/ in the checkout)' },
@@ -33,8 +36,15 @@ Exit codes: 0 listed (also when there are no runs), 254 bad arguments, 255 inter
   examples: ['clink-qual runs', 'clink-qual runs --json | jq -r \'.runs[] | select(.verdict == "FAIL") | .id\''],
   async run({ values }) {
     const root = (values['runs-dir'] as string | undefined) ?? runsDir();
+    if (existsSync(root) && !statSync(root).isDirectory()) throw new QualError(values['runs-dir'] !== undefined ? 'BAD_ARGUMENTS' : 'BAD_INPUT_FILE', `${values['runs-dir'] !== undefined ? '--runs-dir: ' : ''}${root} is not a directory`);
     const runs = listRuns(root);
-    const repaired = repairLatest(root, runs);
+    // A runs/latest that is a real directory or file is not ours to replace: said, and the list still printed.
+    let repaired: string | null;
+    try {
+      repaired = repairLatest(root, runs);
+    } catch (err) {
+      repaired = `${(err as Error).message} (runs/latest is the symlink 'campaign run' sets; move it away to let runs repair it)`;
+    }
     if (repaired) console.error(`runs: ${repaired}`);
     if (values.json) console.log(JSON.stringify({ schemaVersion: 1, runsDir: root, latest: latestTarget(root), runs }, null, 2));
     // On a terminal the first finding is cut to its width; piped, lines are whole.

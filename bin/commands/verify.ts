@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from '../../lib/cli.ts';
 import { EXIT, QualError } from '../../lib/errors.ts';
@@ -136,6 +136,8 @@ no longer holds the run's objects, 254 for bad arguments or files, 255 internal 
       }
       if (!credentials) throw new QualError('BAD_ARGUMENTS', 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
     }
+    // A recount can take minutes: a place it cannot write to is said now (254), not after it.
+    if (outPath) for (const [file, what] of [[outPath, '--out'], [findingsPathFor(outPath), '--out (its findings file)']] as const) checkWritable(file, what);
     if (ledgerPath) {
       const ledgerObjects = new Set(readJsonl<{ key: string }>(ledgerPath).map((e) => e.key)).size;
       if (ledgerObjects > 0) {
@@ -167,6 +169,21 @@ no longer holds the run's objects, 254 for bad arguments or files, 255 internal 
   },
 };
 export default command;
+
+/**
+ * Throws QualError('BAD_ARGUMENTS') naming `what` when `file` cannot be written: its folder
+ * is missing or read-only, or it is a directory. Opens it for appending (which changes
+ * nothing in a file that exists) and removes it again when it did not exist.
+ */
+export function checkWritable(file: string, what: string): void {
+  const existed = existsSync(file);
+  try {
+    closeSync(openSync(file, 'a'));
+    if (!existed) unlinkSync(file);
+  } catch (err) {
+    throw new QualError('BAD_ARGUMENTS', `${what}: cannot write ${file}: ${(err as Error).message}`);
+  }
+}
 
 function renderTable(s: OracleSettings, r: Recount, findings: string[], outPath: string | undefined): string {
   const n = (x: number) => x.toLocaleString('en-US');

@@ -74,12 +74,19 @@ t.test('applied before planning, recorded old and new; no overrides leaves the c
   t.equal(o.seed, 'quick-7');
   t.equal(o.workload.soakS, 600);
   t.equal(o.workload.rate, 50);
-  t.same(o.overrides, { seed: { old: 'quick-1', new: 'quick-7' }, soakS: { old: 300, new: 600 }, rate: { old: 300, new: 50 } });
+  t.same(o.overrides, {
+    seed: { old: 'quick-1', new: 'quick-7' },
+    soakS: { old: 300, new: 600 },
+    schedule: { spacingS: { old: 15, new: 30 }, jitterS: { old: 3, new: 6 } },
+    rate: { old: 300, new: 50 },
+  });
   t.equal(c.seed, 'quick-1', 'the input campaign is not changed');
   t.equal(c.workload.soakS, 300);
   t.notSame(planCampaign(o), planCampaign(c), 'another seed, another timeline');
-  t.same(planCampaign(o), planCampaign({ ...c, seed: 'quick-7' }), 'the timeline of the overridden seed (the soak does not move faults)');
-  t.equal(describeOverrides(o.overrides), 'seed "quick-1" → "quick-7", soak 300 s → 600 s, rate 300 → 50 events/s');
+  t.same(o.schedule, { ...c.schedule, spacingS: 30, jitterS: 6 }, 'twice the soak: twice the spacing and the jitter');
+  t.same(planCampaign(o), planCampaign({ ...c, seed: 'quick-7', schedule: { ...c.schedule, spacingS: 30, jitterS: 6 } }), 'the timeline of the overridden seed, on the stretched schedule');
+  t.ok(Math.max(...planCampaign(o).map((f) => f.atS)) > 300, 'the faults reach into the added soak');
+  t.equal(describeOverrides(o.overrides), 'seed "quick-1" → "quick-7", soak 300 s → 600 s, spacing 15 s → 30 s, jitter 3 s → 6 s (stretched with the soak), rate 300 → 50 events/s');
   // Applied twice (a stored campaign overridden again): the old value stays the file's.
   const twice = applyOverrides(o, { seed: 'quick-8' });
   t.same(twice.overrides!.seed, { old: 'quick-1', new: 'quick-8' });
@@ -134,7 +141,7 @@ t.test('CLI: campaign plan applies the overrides; a bad value exits 254 naming t
   t.same(out.faults, planCampaign(expected), 'the timeline of the overridden campaign');
   t.equal(out.header.seed, 'x');
   t.equal(out.header.soakS, 600);
-  t.same(out.header.overrides, { seed: { old: 'quick-1', new: 'x' }, soakS: { old: 300, new: 600 } });
+  t.same(out.header.overrides, { seed: { old: 'quick-1', new: 'x' }, soakS: { old: 300, new: 600 }, schedule: { spacingS: { old: 15, new: 30 }, jitterS: { old: 3, new: 6 } } });
   const table = run(['campaign', 'plan', 'campaigns/quick.yaml', '--rate', '50']);
   t.equal(table.status, 0);
   t.match(table.stdout, /workload: 50 events\/s/);

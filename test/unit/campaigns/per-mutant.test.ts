@@ -131,8 +131,16 @@ t.test('overrides apply on top of a mutant schedule and travel with a replay', a
   const { campaign: c } = loadForEngine(FILE);
   const run = applyOverrides(campaignForMutant(c, 'no-fencing'), { soakS: 120 });
   t.equal(run.workload.soakS, 120);
-  t.same(run.overrides, { mutantSchedule: { mutant: 'no-fencing', soakS: { old: 300, new: 90 }, faultSlots: { old: 13, new: 2 } }, soakS: { old: 90, new: 120 } });
-  t.equal(describeOverrides(run.overrides), "mutant no-fencing's own schedule (perMutant): soak 300 s → 90 s, fault slots 13 → 2, soak 90 s → 120 s");
+  t.same(run.overrides, {
+    mutantSchedule: { mutant: 'no-fencing', soakS: { old: 300, new: 90 }, faultSlots: { old: 13, new: 2 } },
+    soakS: { old: 90, new: 120 },
+    schedule: { spacingS: { old: 15, new: 20 }, jitterS: { old: 3, new: 4 } },
+  });
+  t.equal(
+    describeOverrides(run.overrides),
+    "mutant no-fencing's own schedule (perMutant): soak 300 s → 90 s, fault slots 13 → 2, soak 90 s → 120 s, spacing 15 s → 20 s, jitter 3 s → 4 s (stretched with the soak)",
+    'the longer soak stretches the schedule by 120 / 90',
+  );
   t.throws(() => applyOverrides(campaignForMutant(c, 'stall-flush'), { soakS: 40 }), /does not fit in 40 s: startAfterS 10 s \+ 3 fault slots/, '--soak is checked against the mutant schedule');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'clink-qual-per-mutant-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -231,9 +239,10 @@ t.test("a mutant's schedule must fit its soak, and have a fault", async (t) => {
   t.same(problems(() => load('  no-fencing:', '    soakS: 40', '    faults: [ { kind: partition, durationS: 10, count: 3 } ]')), [
     'x.yaml:14: perMutant.no-fencing.soakS: the schedule does not fit in the soak: startAfterS 10 s + 3 fault slots × spacingS 15 s = 55 s > soakS 40 s',
   ]);
-  const noSoak = [...base.slice(0, 2), 'workload: { rate: 5, soakS: 50 }', ...base.slice(3, 7), 'schedule: { spacingS: 10 }', 'perMutant:'];
+  // soakS 55: the base's last slot may start at 42 s, and its 10 s partition must end inside the soak.
+  const noSoak = [...base.slice(0, 2), 'workload: { rate: 5, soakS: 55 }', ...base.slice(3, 7), 'schedule: { spacingS: 10 }', 'perMutant:'];
   t.same(problems(() => parseCampaign([...noSoak, '  keys-reused:', '    faults: [ { kind: worker-kill, count: 5, targets: [worker-1] } ]'].join('\n'), 'y.yaml')), [
-    'y.yaml:10: perMutant.keys-reused: the schedule does not fit in the soak: startAfterS 10 s + 5 fault slots × spacingS 10 s = 60 s > workload.soakS (this schedule gives no soakS) 50 s',
+    'y.yaml:10: perMutant.keys-reused: the schedule does not fit in the soak: startAfterS 10 s + 5 fault slots × spacingS 10 s = 60 s > workload.soakS (this schedule gives no soakS) 55 s',
   ], 'no soakS: checked against the base soak, at the key');
   t.same(problems(() => load('  keys-reused:', '    soakS: 90')), ["x.yaml:13: perMutant.keys-reused: a mutant's schedule has at least one fault: list some in its faults or compositions"]);
   t.match(problems(() => load('  keys-reused:', '    soakS: 0', '    faults: [ { kind: worker-kill, targets: [worker-1] } ]')), [/^x\.yaml:14: perMutant\.keys-reused\.soakS: must be >= 1$/]);

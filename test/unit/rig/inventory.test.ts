@@ -11,7 +11,7 @@ const host = (name: string, role: string, port = '22') => `  - name: ${name}
       port: ${port}
       key: keys/id_ed25519
       knownHosts: /etc/ssh/known
-    dataDir: /opt/cq
+    dataDir: /opt/cq-${name}
 `;
 const valid = `hosts:\n${host('w1', 'worker')}${host('coord', 'coordinator')}${host('b1', 'broker')}${host('s1', 'store')}`;
 
@@ -75,7 +75,7 @@ t.test('YAML syntax errors name the line', async (t) => {
 
 /** The valid inventory with the first worker's address or dataDir replaced (a YAML double-quoted string). */
 const withValue = (field: 'address' | 'dataDir', value: string) =>
-  valid.replace(field === 'address' ? 'address: 10.0.0.2\n' : 'dataDir: /opt/cq\n', `${field}: ${JSON.stringify(value)}\n`);
+  valid.replace(field === 'address' ? 'address: 10.0.0.2\n' : 'dataDir: /opt/cq-w1\n', `${field}: ${JSON.stringify(value)}\n`);
 
 t.test('address: an IPv4 or IPv6 literal or a host name, nothing that a shell or iptables would read as more', async (t) => {
   for (const ok of ['10.231.0.11', '192.168.1.1', '::1', 'fe80::1', '2001:db8::7', 'broker-1', 'worker1.rig.example.com', 'h']) {
@@ -98,4 +98,16 @@ t.test('dataDir: an absolute path of safe characters only', async (t) => {
     t.equal(err.code, 'BAD_INPUT_FILE', bad);
     t.match(err.message, /inventory\.yaml:\d+: hosts\[0\]\.dataDir: must be an absolute path of letters, digits/, bad);
   }
+});
+
+t.test('a system directory as dataDir, or two hosts sharing an address and a dataDir, are refused at the field', async (t) => {
+  for (const dir of ['/etc', '/usr', '/var', '/home', '/root', '/proc', '/usr/local']) {
+    const err = errorOf(valid.replace('dataDir: /opt/cq-w1', `dataDir: ${dir}`));
+    t.equal(err.code, 'BAD_INPUT_FILE');
+    t.match(err.message, /^inventory\.yaml:10: hosts\[0\]\.dataDir: must be an absolute path .*not a system directory/, dir);
+  }
+  t.equal(parseInventory(valid.replace('dataDir: /opt/cq-w1', 'dataDir: /home/qa/clink'), '/tmp/x/inventory.yaml')[0]!.dataDir, '/home/qa/clink', 'a folder inside one is fine');
+  // w1, b1 and s1 share the address 10.0.0.2: one dataDir for two of them would mix their data.
+  const err = errorOf(valid.replace('dataDir: /opt/cq-b1', 'dataDir: /opt/cq-w1'));
+  t.match(err.message, /^inventory\.yaml:\d+: hosts\[2\]\.dataDir: hosts\[0\] has the same address \(10\.0\.0\.2\) and dataDir \(\/opt\/cq-w1\): each host needs a dataDir of its own/);
 });
