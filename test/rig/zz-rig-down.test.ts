@@ -1,11 +1,14 @@
 /**
- * Runs last (file name): `rig down` leaves nothing of the rig (no cq-* namespace or link,
- * no process under the state directory, no rig.json), a second `rig down` succeeds too, a
- * `rig up` killed half-way is cleared by the next `rig up`, and the rig is left up for
- * whatever runs after.
+ * Runs last (file name): `rig down` leaves nothing of the rig running (no cq-* namespace or
+ * link, no process under the state directory, no rig.json) but keeps the store's data and
+ * its credentials, a second `rig down` succeeds too, a `rig up` killed half-way is cleared by
+ * the next `rig up`, the rig is left up for whatever runs after, and a PASSed run from
+ * earlier in the suite still recounts as it did (`verify RUN_DIR` after `rig down` and
+ * `rig up`: its objects were kept).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { repoRoot, stateDir } from '../../lib/paths.ts';
@@ -48,7 +51,7 @@ t.test('rig down leaves nothing, and is idempotent', async (t) => {
   t.same(left.procs, [], 'no process under the state directory');
   t.same(left.rules, [], 'no clink-qual rule in the root namespace');
   t.notOk(existsSync(path.join(stateDir(), 'rig.json')), 'rig.json removed');
-  t.notOk(existsSync(path.join(stateDir(), 'store-credentials.json')), 'credentials removed');
+  t.ok(existsSync(path.join(stateDir(), 'store-credentials.json')), "the store's credentials kept with its data (only --purge removes them)");
   const again = cli('rig', 'down');
   t.equal(again.status, 0, 'a second rig down succeeds with nothing up');
   const st = cli('rig', 'status');
@@ -74,4 +77,31 @@ t.test('a rig up killed half-way is cleared by the next rig up, which leaves the
   t.equal(s.kafka.healthy, true, 'kafka healthy');
   t.equal(s.store.healthy && s.store.bucketPresent, true, 'store healthy with its bucket');
   t.equal(leftovers().ns.length, 8, 'exactly 8 host namespaces');
+});
+
+/** The newest run of this suite that PASSed with a recount (campaign-quick's or the kill table's control), or undefined. */
+function newestPassedRun(): string | undefined {
+  const runs = path.join(repoRoot, 'runs');
+  if (!existsSync(runs)) return undefined;
+  const dirs = readdirSync(runs)
+    .map((d) => path.join(runs, d))
+    .filter((d) => d !== path.join(runs, 'latest') && existsSync(path.join(d, 'recount.json')) && existsSync(path.join(d, 'verdict.json')))
+    .filter((d) => JSON.parse(readFileSync(path.join(d, 'verdict.json'), 'utf8')).verdict === 'PASS');
+  const ended = (d: string) => String(JSON.parse(readFileSync(path.join(d, 'verdict.json'), 'utf8')).endedAt ?? '');
+  return dirs.sort((a, b) => ended(a).localeCompare(ended(b))).pop();
+}
+
+const keptRun = newestPassedRun();
+
+t.test("a run's objects outlive rig down: verify after rig down and rig up recounts what the run recounted", { skip: keptRun ? false : 'no PASSed run with a recount in runs/ (run the whole suite)' }, async (t) => {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'cq-kept-'));
+  t.teardown(() => rmSync(out, { recursive: true, force: true }));
+  const r = cli('verify', keptRun!, '--out', path.join(out, 'recount.json'));
+  t.equal(r.status, 0, `verify ${path.basename(keptRun!)} exit 0: ${r.stdout.trim().split('\n').pop()} ${r.stderr}`);
+  const before = JSON.parse(readFileSync(path.join(keptRun!, 'recount.json'), 'utf8'));
+  const after = JSON.parse(readFileSync(path.join(out, 'recount.json'), 'utf8'));
+  t.ok(before.objects > 0, `the run had ${before.objects} objects`);
+  t.equal(after.objects, before.objects, 'the same objects');
+  t.equal(after.distinctEvents, before.distinctEvents, 'the same distinct events');
+  t.same(after.counters, before.counters, 'the same counters');
 });
