@@ -56,7 +56,7 @@ is rendered; 255 internal error.`,
   examples: [
     'clink-qual report runs/quick-20260821-101500',
     'clink-qual report runs/qual03-20261204T025240-1dc8 --rehearsal runs/qual03-smoke-20261203T234928-f4c7',
-    'clink-qual report --check docs/qualification/qual03',
+    'clink-qual report --check docs/qualification/unknowns-b970126',
   ],
   async run({ positionals, values }) {
     const dir = positionals[0]!;

@@ -26,7 +26,7 @@ that), 254 no such run or bad arguments, 255 internal error.`,
     json: { type: 'boolean', description: 'Print the summary as JSON (one object, as in runs --json)' },
     'runs-dir': { type: 'string', valueName: 'DIR', description: 'The runs folder (default: CLINK_QUAL_RUNS, else runs/ in the checkout)' },
   },
-  examples: ['clink-qual runs show latest', 'clink-qual runs show quick-20260821T101500-3f2a --json', 'clink-qual runs show docs/qualification/unknowns'],
+  examples: ['clink-qual runs show latest', 'clink-qual runs show quick-20260821T101500-3f2a --json', 'clink-qual runs show docs/qualification/unknowns-b970126'],
   async run({ values, positionals }) {
     const root = (values['runs-dir'] as string | undefined) ?? runsDir();
     const id = positionals[0]!;
