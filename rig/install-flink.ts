@@ -192,7 +192,7 @@ function job(prev: Component | undefined, log: (l: string) => void): Promise<Com
  * jar with a Premain-Class), built like the job without its tests; its version is the
  * sha256 of pom.xml and src/main/, so an edited agent (a new mutant's advice included) is
  * rebuilt. Its MiniCluster integration test needs no rig and runs with the unit tests
- * instead (test/unit/engine/flink/agent.test.ts: `mvn verify` on a copy of the project).
+ * instead (test/unit/engine/flink/fault-points.agent.test.ts: `mvn verify` on a copy of the project).
  */
 function agent(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
   return mavenJar(

@@ -7,7 +7,7 @@ import path from 'node:path';
 // Issue 29 item 3, through the CLI: wrong-shaped or non-regular run evidence, a runs/latest
 // that is a directory and a --runs-dir that is a file end with a clear message (or exit
 // 254), never an internal error (255); bounded in CPU time and memory like the campaign probes.
-const repo = path.join(import.meta.dirname, '../../../..');
+const repo = path.join(import.meta.dirname, '../../..');
 const cli = path.join(repo, 'bin', 'clink-qual.ts');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'cq-evidence-bounds-'));
 
