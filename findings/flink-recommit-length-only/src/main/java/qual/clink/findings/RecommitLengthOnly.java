@@ -8,6 +8,7 @@ import com.amazonaws.services.s3.AmazonS3ClientBuilder;
 import com.amazonaws.services.s3.model.AmazonS3Exception;
 import com.amazonaws.services.s3.model.ListMultipartUploadsRequest;
 import com.amazonaws.services.s3.model.ObjectMetadata;
+import com.amazonaws.services.s3.model.PartETag;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
@@ -15,11 +16,14 @@ import org.apache.flink.core.fs.RecoverableFsDataOutputStream;
 import org.apache.flink.core.fs.RecoverableWriter;
 import org.apache.flink.core.io.SimpleVersionedSerialization;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.fs.s3.common.writer.S3Recoverable;
 import org.apache.flink.fs.s3hadoop.S3FileSystemFactory;
 
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -42,7 +46,8 @@ import java.util.Map;
  * {@code foreign-same-length} (a different object of the same length: the lines in reverse
  * order, put with a plain PUT), {@code foreign-other-length} (a different object one line
  * longer), {@code absent} (no object, and the upload is gone because it completed). Only the
- * first should be accepted.
+ * first should be accepted. Each line also says what a stronger check would have answered: the
+ * object's ETag against the multipart ETag computed from the checkpointed recoverable's parts.
  *
  * <p>Environment: F2_ENDPOINT (http://127.0.0.1:PORT), F2_USER, F2_PASSWORD (never printed),
  * F2_BUCKET, F2_TMP (a directory for the writer's local buffers), F2_MINIO (the store's
@@ -79,6 +84,27 @@ public final class RecommitLengthOnly {
             return m.getContentLength() + " B, ETag " + m.getETag();
         } catch (AmazonS3Exception e) {
             if (e.getStatusCode() == 404) return "absent";
+            throw e;
+        }
+    }
+
+    /**
+     * The multipart ETag S3 and MinIO give an object completed from these parts (MD5 of the
+     * parts' binary MD5s, a dash, the part count): what a stronger recovery check could compare
+     * with the object's ETag, from the checkpointed recoverable alone.
+     */
+    private static String multipartEtag(List<PartETag> parts) throws Exception {
+        MessageDigest md5 = MessageDigest.getInstance("MD5");
+        for (PartETag p : parts) md5.update(HexFormat.of().parseHex(p.getETag().replace("\"", "")));
+        return HexFormat.of().formatHex(md5.digest()) + "-" + parts.size();
+    }
+
+    /** The object's ETag without quotes, or null when there is no object. */
+    private static String etag(AmazonS3 s3, String bucket, String key) {
+        try {
+            return s3.getObjectMetadata(bucket, key).getETag().replace("\"", "");
+        } catch (AmazonS3Exception e) {
+            if (e.getStatusCode() == 404) return null;
             throw e;
         }
     }
@@ -174,6 +200,10 @@ public final class RecommitLengthOnly {
                 accepted = false;
             }
             String after = describe(s3, bucket, key);
+            // What a check by the multipart ETag (computed from the checkpointed parts) would say.
+            String expectedEtag = multipartEtag(((S3Recoverable) restored).parts());
+            String presentEtag = etag(s3, bucket, key);
+            String etagCheck = presentEtag == null ? "no object" : presentEtag.equals(expectedEtag) ? "match (accept)" : "mismatch (refuse)";
             boolean afterIsOwn = false;
             if (!after.equals("absent")) {
                 afterIsOwn = s3.getObjectAsString(bucket, key).equals(join(own));
@@ -182,9 +212,9 @@ public final class RecommitLengthOnly {
             boolean ok = accepted == expectAccept;
             outcome.put(c, accepted ? "accepted" : "threw");
             System.out.printf(
-                    "case %s: committed %s (%d bytes written); object %s: now %s; pending uploads at the key: %d; commitAfterRecovery %s; object after: %s, %s → %s%n",
+                    "case %s: committed %s (%d bytes written); object %s: now %s; pending uploads at the key: %d; commitAfterRecovery %s; object after: %s, %s; ETag check against %s from the checkpointed parts: %s → %s%n",
                     c, committed, ownBytes.length, change, before, uploads, reaction, after,
-                    after.equals("absent") ? "no object" : afterIsOwn ? "Flink's own bytes" : "NOT Flink's bytes",
+                    after.equals("absent") ? "no object" : afterIsOwn ? "Flink's own bytes" : "NOT Flink's bytes", expectedEtag, etagCheck,
                     ok ? "as a correct committer must" : expectAccept ? "WRONG: refused its own object" : "WRONG: took an object it did not write as its commit");
         }
         boolean reproduced = outcome.get("foreign-same-length").equals("accepted");
