@@ -111,7 +111,7 @@ t.test('quick: every kind, every mandatory point, the recovery points, the decis
   const c = load('quick');
   const plan = planCampaign(c);
   const totals = totalsByKind(plan);
-  // quick is the seed's battery; the kinds QUAL-03 called "Unknown" are campaigns/unknowns.yaml's.
+  // quick is the seed's battery; the kinds beyond it (process-pause, store-tamper, disk-full, clock-step) are campaigns/unknowns.yaml's.
   const unknownKinds = ['process-pause', 'store-tamper', 'disk-full', 'clock-step'];
   for (const k of FAULT_KINDS.filter((x) => !unknownKinds.includes(x))) t.ok(totals[k] >= 1, `${k} at least once`);
   const unknowns = totalsByKind(planCampaign(load('unknowns')));
