@@ -133,5 +133,7 @@ t.test('./clink-qual doctor with a cache whose file no longer matches: FAIL with
   const r = spawnSync(path.join(repoRoot, 'clink-qual'), ['doctor'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, CLINK_QUAL_CACHE: cache } });
   t.equal(r.status, 1);
   t.match(r.stdout, /^FAIL  cache +minio mismatch \(.*\) -- fix: run 'clink-qual rig install'/m);
-  t.equal(r.stdout.trim().split('\n').length, 11, 'one line a check');
+  const lines = r.stdout.trim().split('\n');
+  t.equal(lines.length, 12, 'one line a check, then the rig lock');
+  t.match(lines[lines.length - 1], /^rig lock: (free|held by pid \d+ )/, "the last line says who holds the rig");
 });
