@@ -20,5 +20,5 @@ export const commands: CommandEntry[] = [
   { name: 'rig install', summary: 'Install what the rig needs (Kafka, MinIO, sshd, iptables), cached and pinned', load: () => import('./rig-install.ts') },
   { name: 'rig up', summary: 'Bring up the rig (local namespaces by default, or --inventory FILE)', load: () => import('./rig-up.ts') },
   { name: 'rig status', summary: "Show each host, its services and the cluster's health", load: () => import('./rig-status.ts') },
-  { name: 'rig down', summary: "Stop everything the rig started and remove its traces, keeping the store's data (--purge: everything)", load: () => import('./rig-down.ts') },
+  { name: 'rig down', summary: "Stop everything the rig started and remove it, but the uploaded components and the store's data and credentials, kept for the next 'rig up' (--purge removes those too)", load: () => import('./rig-down.ts') },
 ];
