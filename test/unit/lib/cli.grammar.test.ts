@@ -120,3 +120,12 @@ t.test('-v and --version; help test and test --help print the runner\'s usage', 
   t.notMatch(a.stderr, /unknown command/);
   t.equal(run('help', 'rig', 'up').stdout, run('rig', 'up', '--help').stdout, 'help CMD is CMD --help');
 });
+
+t.test("the benchmarks' --duration-s takes the same grammar", async (t) => {
+  const { parseOptions } = await import('../../../bench/engine-sustained.ts');
+  const { parseScaleOptions } = await import('../../../bench/scale.ts');
+  t.equal((parseOptions(['--duration-s', '2m']) as { durationMs: number }).durationMs, 120_000, 'engine-sustained --duration-s 2m');
+  t.equal((parseOptions(['--duration-s', '30']) as { durationMs: number }).durationMs, 30_000, 'plain seconds still work');
+  t.equal((parseScaleOptions(['--duration-s', '1m30s']) as { durationS: number }).durationS, 90, 'scale --duration-s 1m30s');
+  t.throws(() => parseOptions(['--duration-s', 'soon']), /--duration-s: 'soon' is not a duration/);
+});
