@@ -69,6 +69,7 @@ import { PartitionSource } from '../engine/clink/source.ts';
 import type { ResourceSample } from '../lib/evidence.ts';
 import { LineProducer, countBucket, createTopic, deleteTopic, rigKit, sleep, type BucketCount, type RigKit } from '../test/helpers/rig-kit.ts';
 import { optionsOrUsage } from './cli.ts';
+import { parseDurationOption } from '../lib/cli.ts';
 
 // ---------------------------------------------------------------------------------------
 // Pure parts (unit-tested in test/unit/bench/engine-sustained.test.ts)
@@ -99,7 +100,8 @@ Options:
   --rates A,B,C         offered rates in events/s, ascending (default ${DEFAULT_RATES.join(',')})
   --partitions N        partitions of each fresh topic, RF 3 (default 4)
   --checkpoint-ms MS    checkpoint interval; also the baseline's put interval (default 8000)
-  --duration-s S        how long each rate is offered (default 11 checkpoints)
+  --duration-s DURATION how long each rate is offered: seconds, or with units: 300, 90s, 5m, 2h,
+                        1h30m (default 11 checkpoints)
   --tick-ms MS          pacing tick of the producer (default 50)
   --keep                keep each step's topic and bucket objects (default: deleted after the recount)
   -h, --help            this text`;
@@ -130,7 +132,7 @@ export function parseOptions(args: string[]): SustainedOptions | 'help' {
   if (!rates.length) throw new Error('--rates: no rate');
   for (let i = 1; i < rates.length; i++) if (!(rates[i]! > rates[i - 1]!)) throw new Error(`--rates: not ascending (${rates[i - 1]} then ${rates[i]})`);
   const checkpointMs = num('checkpoint-ms', values['checkpoint-ms']!, 1000);
-  const durationMs = values['duration-s'] === undefined ? 11 * checkpointMs : num('duration-s', values['duration-s'], 1, false) * 1000;
+  const durationMs = values['duration-s'] === undefined ? 11 * checkpointMs : parseDurationOption(values['duration-s'], 'duration-s') * 1000;
   return { rates, partitions: num('partitions', values.partitions!, 1), checkpointMs, durationMs, tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
 }
 

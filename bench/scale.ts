@@ -30,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { optionsOrUsage } from './cli.ts';
+import { parseDurationOption } from '../lib/cli.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -52,7 +53,8 @@ Options:
   --partitions A,B,C    partition counts, ascending (default 4,16,64)
   --rates A,B,C         engine-sustained's ladder (default 10400,20000,30000)
   --checkpoint-ms MS    checkpoint interval of the engine and of the oracle's objects (default 8000)
-  --duration-s S        how long each rate is offered (default: engine-sustained's, 11 checkpoints)
+  --duration-s DURATION how long each rate is offered: seconds, or with units: 300, 90s, 5m, 2h,
+                        1h30m (default: engine-sustained's, 11 checkpoints)
   --oracle-events N     events in each oracle dataset (default 2000000)
   --object-rate R       the rate whose objects the oracle dataset imitates (default 10400)
   -h, --help            this text`;
@@ -85,7 +87,7 @@ export function parseScaleOptions(args: string[]): ScaleOptions | 'help' {
     partitions,
     rates: values.rates!,
     checkpointMs: int('checkpoint-ms', values['checkpoint-ms']!, 1000),
-    ...(values['duration-s'] !== undefined ? { durationS: int('duration-s', values['duration-s'], 1) } : {}),
+    ...(values['duration-s'] !== undefined ? { durationS: parseDurationOption(values['duration-s'], 'duration-s') } : {}),
     oracleEvents: int('oracle-events', values['oracle-events']!, 1),
     objectRate: int('object-rate', values['object-rate']!, 1),
   };

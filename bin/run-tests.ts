@@ -31,6 +31,7 @@ Arguments:
   FILE          run just these test files (the rig comes up only if one is under test/rig)
 
 The last line is 'tests: N passed, N failed', tap's own assertion counts.
+
 Exit codes: 0 all passed, 1 a test or step failed, 2 interrupted, 254 bad arguments.`;
 
 export interface TestArgs {
@@ -46,7 +47,7 @@ export function parseTestArgs(argv: readonly string[], exists: (p: string) => bo
   for (const a of argv) {
     if (a === '--help' || a === '-h') out.help = true;
     else if (a === '--unit') out.unitOnly = true;
-    else if (a.startsWith('-')) throw new UsageError(`unknown option ${JSON.stringify(a)}`);
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else if (!exists(a)) missing.push(a);
     else out.files.push(a);
   }
@@ -186,7 +187,7 @@ async function main(argv: string[]): Promise<number> {
     args = parseTestArgs(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    console.error(`clink-qual test: ${e.message}\n\n${USAGE}`);
+    console.error(`clink-qual test: ${e.message}. Run 'clink-qual test --help' for its options.`);
     return EXIT.badInput;
   }
   if (args.help) {

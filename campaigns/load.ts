@@ -74,6 +74,11 @@ function roleOfName(name: string): Role | undefined {
   return undefined;
 }
 
+/** The schedule a campaign that gives none gets: the schema's `schedule` default (campaigns/schema.json), the quick campaign's. */
+export const DEFAULT_SCHEDULE: { readonly startAfterS: number; readonly spacingS: number } = (
+  JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as { properties: { schedule: { default: { startAfterS: number; spacingS: number } } } }
+).properties.schedule.default;
+
 let validator: ReturnType<Ajv['compile']> | undefined;
 function validate(data: unknown): ErrorObject[] {
   if (!validator) {
@@ -239,7 +244,7 @@ interface RawStep {
  * and for each mutant's own schedule (perMutant) its key, the same checks of its faults,
  * its fit in its soak, and that it uses nothing the base schedule lacks (notInBase).
  */
-function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file: string, opts: LoadOptions, campaignDir: string): CampaignProblem[] {
+function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file: string, opts: LoadOptions, campaignDir: string, spacingGiven: boolean): CampaignProblem[] {
   const out: CampaignProblem[] = [];
   const add = (segs: Segment[], message: string, key = false) => out.push({ file, line: lineOf(doc, lc, segs, { key }), field: fieldName(segs), message });
   const points = opts.faultPoints ?? DEFAULT_FAULT_POINTS;
@@ -288,7 +293,10 @@ function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file
   if (planned > MAX_PLANNED_FAULTS) add(plannedAt(data.compositions ?? [], []), `${planned} planned faults; at most ${MAX_PLANNED_FAULTS} in one campaign (each battery fault, and each step of each composition run)`, true);
   const needed = startAfterS + slots * spacingS;
   if (needed > data.workload.soakS) {
-    add(['schedule', 'spacingS'], `the schedule does not fit in the soak: startAfterS ${startAfterS} s + ${slots} fault slots × spacingS ${spacingS} s = ${needed} s > workload.soakS ${data.workload.soakS} s`);
+    const fix = spacingGiven
+      ? ''
+      : ` (spacingS is the default, ${DEFAULT_SCHEDULE.spacingS} s: give a longer workload.soakS, or a schedule, e.g. 'schedule: { startAfterS: ${startAfterS}, spacingS: ${Math.max(1, Math.floor((data.workload.soakS - startAfterS) / Math.max(1, slots)))} }')`;
+    add(['schedule', 'spacingS'], `the schedule does not fit in the soak: startAfterS ${startAfterS} s + ${slots} fault slots × spacingS ${spacingS} s = ${needed} s > workload.soakS ${data.workload.soakS} s${fix}`);
   }
   if (jitterS !== undefined && jitterS >= spacingS) add(['schedule', 'jitterS'], `must be less than spacingS (${spacingS})`);
   else if (slots <= MAX_FAULT_SLOTS && needed <= data.workload.soakS) {
@@ -668,6 +676,9 @@ export function parseCampaign(text: string, file: string, opts: LoadOptions = {}
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     fail([{ file: shown, line: 1, field: '', message: 'a campaign is a mapping (name:, seed:, workload:, faults:, schedule: ...)' }]);
   }
+  // Whether the file gave schedule.spacingS, before the schema's defaults fill it (DEFAULT_SCHEDULE).
+  const sched = (data as Record<string, unknown>).schedule;
+  const spacingGiven = sched !== null && typeof sched === 'object' && 'spacingS' in sched;
   const errors = validate(data);
   if (errors.length) fail(schemaProblems(errors, data, doc, lc, shown));
   const raw = data as RawCampaign;
@@ -679,7 +690,7 @@ export function parseCampaign(text: string, file: string, opts: LoadOptions = {}
       fail([{ file: shown, line: lineOf(doc, lc, ['rig', 'file']), field: 'rig.file', message: `the inventory is not valid: ${(err as Error).message.replace(/\n/g, '; ')}` }]);
     }
   }
-  const problems = meaningProblems(raw, doc, lc, shown, opts, campaignDir);
+  const problems = meaningProblems(raw, doc, lc, shown, opts, campaignDir, spacingGiven);
   if (problems.length) fail(problems);
   return resolve(raw, shown, campaignDir, opts);
 }

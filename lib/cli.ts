@@ -42,8 +42,14 @@ export interface Command {
   options?: Record<string, OptionSpec>;
   positionals?: PositionalSpec[];
   examples?: string[];
-  /** The exit codes, when the description does not state them (default: EXIT_CODES_HELP). */
+  /** The exit codes, printed last under the one heading 'Exit codes:' (default: EXIT_CODES_HELP). */
   exitCodes?: string;
+  /**
+   * A command whose usage and arguments are another program's own (`test` is
+   * bin/run-tests.ts's): `--help` prints this text as it is, and every argument but
+   * `--help`/`-h` reaches `run` unparsed, as positionals.
+   */
+  ownUsage?: string;
   /** Returns the exit code (default 0). Throw QualError/ExitError for failures. */
   run(args: ParsedArgs): Promise<number | void>;
 }
@@ -52,6 +58,33 @@ export interface CommandEntry {
   name: string;
   summary: string;
   load: () => Promise<{ default: Command }>;
+}
+
+/** How every duration option of every command is written (`--soak`, `--margin`, `--max-time`, ...). */
+export const DURATION_GRAMMAR = 'seconds, or with units: 300, 90s, 5m, 2h, 1h30m';
+
+const DURATION_UNIT_S: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/**
+ * A duration option's value in whole seconds, in the one grammar of DURATION_GRAMMAR (the
+ * one --soak has always taken: `300`, `90s`, `5m`, `2h`, `1h30m`, `1.5m`). Throws
+ * QualError('BAD_ARGUMENTS') naming the option on anything else, on fractions of a second,
+ * or outside min..max seconds.
+ */
+export function parseDurationOption(text: string, option: string, bounds: { min?: number; max?: number; maxName?: string } = {}): number {
+  const min = bounds.min ?? 1;
+  const max = bounds.max ?? 604_800;
+  const s = text.trim().toLowerCase();
+  let total: number;
+  if (/^\d+(\.\d+)?$/.test(s)) total = Number(s);
+  else if (/^(\d+(\.\d+)?[smhd])+$/.test(s)) {
+    total = 0;
+    for (const m of s.matchAll(/(\d+(?:\.\d+)?)([smhd])/g)) total += Number(m[1]) * DURATION_UNIT_S[m[2]!]!;
+  } else throw new QualError('BAD_ARGUMENTS', `--${option}: '${text}' is not a duration (${DURATION_GRAMMAR})`);
+  const rounded = Math.round(total * 1000) / 1000;
+  if (!Number.isInteger(rounded)) throw new QualError('BAD_ARGUMENTS', `--${option}: '${text}' is ${rounded} s: give whole seconds`);
+  if (rounded < min || rounded > max) throw new QualError('BAD_ARGUMENTS', `--${option}: '${text}' is ${rounded} s: give from ${min} s to ${bounds.maxName ? `${bounds.maxName} (${max})` : `${max} s`}`);
+  return rounded;
 }
 
 /** The exit codes of a command that did its job or did not (lib/errors.ts EXIT). */
@@ -97,7 +130,23 @@ export function versionLine(): string {
   return `clink-qual ${pkg.version ?? '?'} (revision ${revision})`;
 }
 
+/** Text wrapped at `width` columns, between words. */
+export function wrapText(text: string, width = 92): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const w of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + w.length > width) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  if (line) lines.push(line);
+  return lines.join('\n');
+}
+
+/** A command's --help: usage, summary, description, arguments, options, examples, and last the one 'Exit codes:' section. */
 export function renderHelp(cmd: Command): string {
+  if (cmd.ownUsage) return cmd.ownUsage;
   const lines: string[] = [];
   const pos = (cmd.positionals ?? []).map((p) => (p.required ? p.name : `[${p.name}]`)).join(' ');
   lines.push(`Usage: clink-qual ${cmd.name}${cmd.options && Object.keys(cmd.options).length ? ' [options]' : ''}${pos ? ' ' + pos : ''}`);
@@ -125,14 +174,30 @@ export function renderHelp(cmd: Command): string {
     lines.push('Examples:');
     for (const e of cmd.examples) lines.push(`  ${e}`);
   }
-  if (!/^\s*exit( codes?)?:/im.test(cmd.description ?? '')) {
-    lines.push('');
-    lines.push(`Exit codes: ${cmd.exitCodes ?? EXIT_CODES_HELP}`);
-  }
+  lines.push('');
+  lines.push(wrapText(`Exit codes: ${cmd.exitCodes ?? EXIT_CODES_HELP}`));
   return lines.join('\n');
 }
 
+/** One line for what parseArgs refused (an unknown option, a value missing or given to a flag), naming the option. */
+export function argumentError(cmd: Command, err: unknown): QualError {
+  const e = err as { code?: string; message?: string };
+  const msg = String(e.message ?? err);
+  const opt = /'(-{1,2}[^' ]+)/.exec(msg)?.[1] ?? '';
+  const known = Object.entries(cmd.options ?? {}).find(([n, o]) => `--${n}` === opt || (o.short && `-${o.short}` === opt));
+  let what: string;
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') what = `unknown option '${opt}'`;
+  else if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && known?.[1].type === 'string') what = `option '${opt}' needs a value (${known[1].valueName ?? 'VALUE'})`;
+  else if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') what = `option '${opt}' takes no value`;
+  else what = msg.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
+  return new QualError('BAD_ARGUMENTS', `${cmd.name}: ${what}. Run 'clink-qual ${cmd.name} --help' for its options.`);
+}
+
 export function parseCommandArgs(cmd: Command, argv: string[]): ParsedArgs & { help: boolean } {
+  if (cmd.ownUsage) {
+    const help = argv.includes('--help') || argv.includes('-h');
+    return { values: {}, positionals: argv.filter((a) => a !== '--help' && a !== '-h'), help };
+  }
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean }> = {
     help: { type: 'boolean', short: 'h' },
   };
@@ -143,7 +208,7 @@ export function parseCommandArgs(cmd: Command, argv: string[]): ParsedArgs & { h
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new QualError('BAD_ARGUMENTS', `${(err as Error).message}\nRun 'clink-qual ${cmd.name} --help' for usage.`);
+    throw argumentError(cmd, err);
   }
   const help = Boolean(parsed.values.help);
   if (!help) {
@@ -167,22 +232,28 @@ function topHelp(entries: CommandEntry[]): string {
     'Commands:',
   ];
   for (const e of entries) lines.push(`  ${e.name.padEnd(22)} ${e.summary}`);
-  lines.push('', "Run 'clink-qual <command> --help' (or 'clink-qual help <command>') for a command's options; 'clink-qual --version' for the version and revision.");
-  lines.push('Exit codes: 0 pass/ok, 1 fail, 2 unknown (aborted, environment), 254 bad input, 255 internal error.');
+  lines.push('', "Run 'clink-qual <command> --help' (or 'clink-qual help <command>') for a command's options; 'clink-qual --version' (-v) for the version and revision.");
+  lines.push('A command group without its command (clink-qual, clink-qual rig, ...) prints its commands and exits 0.');
+  lines.push('', 'Exit codes: 0 pass/ok, 1 fail, 2 unknown (aborted, environment), 254 bad input, 255 internal error.');
   return lines.join('\n');
 }
 
 /** Finds the command named by the first one or two words of argv and runs it. */
 export async function main(entries: CommandEntry[], argv: string[]): Promise<number> {
   try {
-    if (argv[0] === '--version' || argv[0] === '-V' || argv[0] === 'version') {
+    if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === '-V' || argv[0] === 'version') {
       console.log(versionLine());
       return EXIT.ok;
     }
     if (argv[0] === 'help' && argv.length > 1) return await main(entries, [...argv.slice(1), '--help']);
+    // The program, like a command group, without a command: its overview, exit 0.
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
       console.log(topHelp(entries));
-      return argv.length === 0 ? EXIT.badInput : EXIT.ok;
+      return EXIT.ok;
+    }
+    if (argv[0]!.startsWith('-')) {
+      console.error(`clink-qual: unknown option '${argv[0]}'. Run 'clink-qual --help' for the commands and options.`);
+      return EXIT.badInput;
     }
     const two = argv.slice(0, 2).join(' ');
     let entry = entries.find((e) => e.name === two);
@@ -195,7 +266,16 @@ export async function main(entries: CommandEntry[], argv: string[]): Promise<num
       const group = entries.filter((e) => e.name.startsWith(argv[0] + ' '));
       if (group.length) {
         const wantsHelp = argv.length === 1 || argv[1] === '--help' || argv[1] === '-h';
-        const out = [`Usage: clink-qual ${argv[0]} <command>`, '', 'Commands:', ...group.map((e) => `  ${e.name.padEnd(22)} ${e.summary}`)].join('\n');
+        const out = [
+          `Usage: clink-qual ${argv[0]} <command>`,
+          '',
+          'Commands:',
+          ...group.map((e) => `  ${e.name.padEnd(22)} ${e.summary}`),
+          '',
+          `Run 'clink-qual ${argv[0]} <command> --help' for a command's options.`,
+          '',
+          'Exit codes: 0 listed; 254 an unknown command.',
+        ].join('\n');
         if (wantsHelp) {
           console.log(out);
           return EXIT.ok;

@@ -1,4 +1,4 @@
-import type { Command } from '../../lib/cli.ts';
+import { DURATION_GRAMMAR, parseDurationOption, type Command } from '../../lib/cli.ts';
 import path from 'node:path';
 import { QualError } from '../../lib/errors.ts';
 import { loadStoredRun, type StoredRun } from '../../campaigns/replay.ts';
@@ -30,7 +30,8 @@ plan.json: seed, workload, mutant, fault times and targets) at the current revis
 no FILE then. The new run's replay.json and report name the run it replays.
 
 ${OVERRIDES_HELP}
-Not with --replay, which runs the stored seed, soak and rate.
+With --replay, --seed and --rate are refused (a replay runs the stored ones), and --soak
+shortens the replay's soak to at most the stored one (--soak-s is its old spelling).
 
 --repeat N runs the campaign N times, each with a fresh run id (--run-id ID gives ID-1,
 ID-2, ...), and stops early at the first ABORTED run. --until-fail repeats until a
@@ -41,39 +42,42 @@ tally; the exit code is then the worst verdict's (FAIL, GATE_FAILED, UNKNOWN, AB
 PASS, worst first).
 
 ${faultKindsHelp()}
-${mutantNamesHelp()}
-Exit: 0 PASS, 1 FAIL or GATE_FAILED, 2 aborted/unknown, 254 bad input, 255 internal error.`,
+${mutantNamesHelp()}`,
+  exitCodes: '0 PASS, 1 FAIL or GATE_FAILED, 2 aborted/unknown, 254 bad input, 255 internal error.',
   positionals: [{ name: 'FILE', description: 'the campaign YAML (campaigns/quick.yaml, ...); none with --replay' }],
   options: {
     inventory: { type: 'string', valueName: 'FILE', description: 'Deploy onto the hosts of this inventory instead of the local rig' },
     mutant: { type: 'string', valueName: 'NAME', description: "Run a deliberately broken engine variant (see 'qualify-mutants --help')" },
     replay: { type: 'string', valueName: 'RUN_DIR', description: "Re-run a stored run's exact schedule (its campaign.resolved.json and plan.json)" },
     faults: { type: 'string', valueName: 'IDS', description: 'With --replay: keep only these faults of the stored plan (comma-separated ids, e.g. f002,f004), at their own times' },
-    'soak-s': { type: 'string', valueName: 'N', description: 'With --replay: the soak in seconds (at most the stored one)' },
+    'soak-s': { type: 'string', valueName: 'DURATION', description: `With --replay, the old spelling of --soak: the replay's soak (${DURATION_GRAMMAR}; at most the stored one)` },
     rehearsal: { type: 'string', valueName: 'RUN_DIR', description: "The finished rehearsal this run follows (QUAL-03's order); checked before anything runs, recorded in rehearsal.json and named in the report's provenance" },
-    'run-id': { type: 'string', valueName: 'ID', description: 'The run id (default: <campaign>-<time>-<random>): A-Z a-z 0-9 . _ - only, and never one used before (exit 254)' },
+    'run-id': { type: 'string', valueName: 'ID', description: 'The run id (default: <campaign>-<YYYYMMDDTHHMMSS>-<4 hex>, e.g. unknowns-20261204T221219-46b6): A-Z a-z 0-9 . _ - only, and never one used before (exit 254)' },
     ...OVERRIDE_OPTIONS,
     repeat: { type: 'string', valueName: 'N', description: `Run it N times (1 to ${MAX_REPEAT}), each a fresh run id, the same seed; stop at the first ABORTED` },
     'until-fail': { type: 'boolean', description: `Repeat until a verdict that is not PASS (at most --repeat N runs, default ${UNTIL_FAIL_DEFAULT_CAP})` },
   },
   examples: [
     'clink-qual campaign run campaigns/quick.yaml',
-    'clink-qual campaign run --replay runs/quick-20260821-113000-ab12',
+    'clink-qual campaign run --replay runs/unknowns-20261204T221219-46b6',
     'clink-qual campaign run campaigns/quick.yaml --mutant commit-at-prepare',
     'clink-qual campaign run campaigns/quick.yaml --seed quick-7 --soak 20m --rate 500',
     'clink-qual campaign run campaigns/quick.yaml --until-fail --repeat 10',
-    'clink-qual campaign run campaigns/qual03.yaml --rehearsal runs/qual03-smoke-20261203T234928-f4c7',
+    'clink-qual campaign run campaigns/qual03.yaml --rehearsal runs/qual03-smoke-20261204T063955-4032',
   ],
   async run({ values, positionals }) {
     const replayDir = typeof values.replay === 'string' ? values.replay : undefined;
     if (replayDir && positionals[0]) throw new QualError('BAD_ARGUMENTS', 'give either a campaign FILE or --replay RUN_DIR, not both');
     if (!replayDir && !positionals[0]) throw new QualError('BAD_ARGUMENTS', "missing argument FILE\nRun 'clink-qual campaign run --help' for usage.");
     // Every option is checked before anything runs (exit 254).
-    const overrides = parseOverrides(values);
-    if (replayDir && !noOverrides(overrides)) throw new QualError('BAD_ARGUMENTS', '--seed, --soak and --rate do not go with --replay: a replay runs the stored seed, soak and rate (use --soak-s to shorten its soak)');
+    // With --replay, --soak (or its old spelling --soak-s) shortens the replay's soak; --seed and --rate do not go with it.
+    if (replayDir && values.soak !== undefined && values['soak-s'] !== undefined) throw new QualError('BAD_ARGUMENTS', '--soak and --soak-s are the same option with --replay: give one');
+    const replaySoak = replayDir && values.soak !== undefined ? { value: values.soak, option: 'soak' } : { value: values['soak-s'], option: 'soak-s' };
+    const overrides = parseOverrides(replayDir ? { ...values, soak: undefined } : values);
+    if (replayDir && !noOverrides(overrides)) throw new QualError('BAD_ARGUMENTS', '--seed and --rate do not go with --replay: a replay runs the stored seed and rate (--soak shortens its soak)');
     const repeat = parseRepeat(values);
     const stored = replayDir ? loadStoredRun(replayDir) : undefined;
-    const sub = replaySubset(stored, values.faults, values['soak-s']);
+    const sub = replaySubset(stored, values.faults, replaySoak);
     const givenId = typeof values['run-id'] === 'string' ? values['run-id'] : undefined;
     const rehearsal = typeof values.rehearsal === 'string' ? values.rehearsal : undefined;
     const runIdOf = (i: number) => (givenId === undefined ? undefined : repeat ? `${givenId}-${i}` : givenId);
@@ -115,8 +119,9 @@ Exit: 0 PASS, 1 FAIL or GATE_FAILED, 2 aborted/unknown, 254 bad input, 255 inter
 };
 export default command;
 
-/** --faults and --soak-s: a sub-schedule of the stored run (shrink candidates use them). */
-function replaySubset(stored: StoredRun | undefined, faults: unknown, soak: unknown): { plan?: PlannedFault[]; soakS?: number } {
+/** --faults and --soak (--soak-s) with --replay: a sub-schedule of the stored run (shrink candidates use them). */
+function replaySubset(stored: StoredRun | undefined, faults: unknown, soakOption: { value: unknown; option: string }): { plan?: PlannedFault[]; soakS?: number } {
+  const soak = soakOption.value;
   if (!stored) {
     if (faults !== undefined || soak !== undefined) throw new QualError('BAD_ARGUMENTS', '--faults and --soak-s go with --replay');
     return {};
@@ -128,11 +133,7 @@ function replaySubset(stored: StoredRun | undefined, faults: unknown, soak: unkn
     if (!ids.length || unknown.length) throw new QualError('BAD_ARGUMENTS', `--faults: ${unknown.length ? `not in ${stored.runId}'s plan: ${unknown.join(', ')}` : 'no fault ids given'}`);
     out.plan = stored.plan.filter((f) => ids.includes(f.id));
   }
-  if (typeof soak === 'string') {
-    const n = Number(soak);
-    if (!Number.isInteger(n) || n < 1 || n > stored.campaign.workload.soakS) throw new QualError('BAD_ARGUMENTS', `--soak-s: a whole number of seconds from 1 to the stored soak (${stored.campaign.workload.soakS})`);
-    out.soakS = n;
-  }
+  if (typeof soak === 'string') out.soakS = parseDurationOption(soak, soakOption.option, { max: stored.campaign.workload.soakS, maxName: 'the stored soak' });
   return out;
 }
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Command } from '../../lib/cli.ts';
+import { DURATION_GRAMMAR, parseDurationOption, type Command } from '../../lib/cli.ts';
 import { QualError } from '../../lib/errors.ts';
 import type { PlannedFault } from '../../lib/evidence.ts';
 import { repoRoot, runsDir } from '../../lib/paths.ts';
@@ -12,12 +12,6 @@ import { RUN_ID_PATTERN } from '../../campaigns/runner/run-dir.ts';
 import { EVIDENCE } from '../../lib/run-store.ts';
 
 /** Seconds from `90`, `90s`, `45m`, `2h`. */
-function seconds(v: string, what: string): number {
-  const m = /^(\d+(?:\.\d+)?)([smh]?)$/.exec(v.trim());
-  if (!m) throw new QualError('BAD_ARGUMENTS', `${what}: a duration like 900, 45m or 2h`);
-  return Math.round(Number(m[1]) * (m[2] === 'h' ? 3600 : m[2] === 'm' ? 60 : 1));
-}
-
 function positiveInt(v: unknown, what: string, dflt: number): number {
   if (v === undefined) return dflt;
   const n = Number(v);
@@ -30,7 +24,7 @@ const command: Command = {
   summary: "Shrink a FAILed run's schedule to a minimal one that still fails with the same counter",
   description: `Delta debugging (ddmin) over the FAILed run's faults, a composition's faults kept
 together: each candidate replays the run (same seed, workload and mutant) with only the chosen
-faults at their own times, and a soak that ends --margin seconds after the last chosen fault
+faults at their own times, and a soak that ends --margin after the last chosen fault
 ends. A candidate still fails when its verdict is FAIL and its recount raises the counter
 (default: the run's first raised recount counter). Each candidate is a child
 'campaign run --replay RUN_DIR --faults ... --soak-s ... --run-id ...' whose output goes to
@@ -40,20 +34,23 @@ local rig up before and down after, so others can use the rig between candidates
 State: RUN_DIR/shrink/state.json records each candidate's run id and verdict; run the same
 command again after an interrupt and it continues where it stopped. Results:
 RUN_DIR/shrink/report.md ("the failure needs only these faults: ...") and minimal.yaml, a
-campaign file with the minimal schedule ('campaign run' takes it).
-Exit: 0 minimal found, 2 stopped by the budget (the smallest failing schedule so far is
-written), 254 bad input (not a FAILed run), 255 internal error.`,
+campaign file with the minimal schedule ('campaign run' takes it).`,
+  exitCodes: '0 minimal found, 2 stopped by the budget (the smallest failing schedule so far is written), 254 bad input (not a FAILed run), 255 internal error.',
   positionals: [{ name: 'RUN_DIR', description: 'a FAILed run (runs/<id>)', required: true }],
   options: {
     'max-runs': { type: 'string', valueName: 'N', description: 'At most N candidate runs in all, resumes included (default 12)' },
-    'max-time': { type: 'string', valueName: 'DURATION', description: 'At most this wall time in all, resumes included: 900, 45m, 2h (default 2h); a running candidate is finished' },
+    'max-time': { type: 'string', valueName: 'DURATION', description: `At most this wall time in all, resumes included (${DURATION_GRAMMAR}; default 2h); a running candidate is finished` },
     counter: { type: 'string', valueName: 'NAME', description: "The counter a candidate must raise (default: the run's first raised recount counter)" },
-    margin: { type: 'string', valueName: 'SECONDS', description: 'Soak kept after the last chosen fault ends (default 45)' },
+    margin: { type: 'string', valueName: 'DURATION', description: `Soak kept after the last chosen fault ends (${DURATION_GRAMMAR}; default 45)` },
     'rig-lock': { type: 'string', valueName: 'FILE', description: 'Run each candidate under flock FILE with the local rig brought up and down around it' },
   },
-  examples: ['clink-qual campaign shrink runs/quick-no-fencing-20261203T071500-ab12 --max-runs 8 --rig-lock /tmp/clink-qual-rig.lock'],
+  examples: ['clink-qual campaign shrink runs/flink-tamper-20261204T220122-cc59 --max-runs 8 --rig-lock /tmp/clink-qual-rig.lock'],
   async run({ values, positionals }) {
     const dir = positionals[0]!;
+    // Every option is checked before anything is read or written (exit 254).
+    const maxRuns = positiveInt(values['max-runs'], '--max-runs', 12);
+    const maxTimeS = typeof values['max-time'] === 'string' ? parseDurationOption(values['max-time'], 'max-time') : 7200;
+    const marginS = typeof values.margin === 'string' ? parseDurationOption(values.margin, 'margin') : 45;
     const stored = loadStoredRun(dir);
     let verdict: { verdict?: string; recount?: Record<string, number> };
     try {
@@ -116,9 +113,9 @@ written), 254 bad input (not a FAILed run), 255 internal error.`,
         stored,
         dir: shrinkDir,
         counter,
-        maxRuns: positiveInt(values['max-runs'], '--max-runs', 12),
-        maxTimeS: typeof values['max-time'] === 'string' ? seconds(values['max-time'], '--max-time') : 7200,
-        marginS: positiveInt(values.margin, '--margin', 45),
+        maxRuns,
+        maxTimeS,
+        marginS,
         newRunId,
         runCandidate,
         readRun,

@@ -9,9 +9,8 @@ const command: Command = {
 free memory for the rig (about 3 GiB with Flink); no host address or route overlapping the
 rig's subnet 10.231.0.0/24; the cache manifest's files against their sha256s (reads every
 cached file); the rig's state (up, down, or leftovers of one). 'smoke' runs it first, and
-treats what smoke sets up itself (the cache) as a warning.
-
-Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 254 bad arguments.`,
+treats what smoke sets up itself (the cache) as a warning.`,
+  exitCodes: '0 every check passed (warnings allowed), 1 a check failed, 254 bad arguments.',
   options: {
     json: { type: 'boolean', description: 'Print the checks as JSON: {ok, checks: [{name, status, detail, fix?}]}' },
     'no-hashes': { type: 'boolean', description: "Skip hashing the cached files (the manifest is still read)" },

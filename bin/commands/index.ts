@@ -16,9 +16,10 @@ export const commands: CommandEntry[] = [
   { name: 'runs html', summary: "Write runs/index.html and each run's report.html (opens with no server)", load: () => import('./runs-html.ts') },
   { name: 'verify', summary: 'Recount a settled bucket from scratch against a seed (a run dir, or explicit settings)', load: () => import('./verify.ts') },
   { name: 'qualify-mutants', summary: 'Run a campaign once per engine mutant (quick.yaml by default) and expect each to be caught', load: () => import('./qualify-mutants.ts') },
+  { name: 'test', summary: 'Type-check, run the unit tests, then the rig tests on the local rig (what CI runs; --unit: no rig)', load: () => import('./test.ts') },
   { name: 'doctor', summary: 'Check (read-only) that this machine can run the local rig, one line a check with its fix', load: () => import('./doctor.ts') },
   { name: 'rig install', summary: 'Install what the rig needs (Kafka, MinIO, sshd, iptables), cached and pinned', load: () => import('./rig-install.ts') },
   { name: 'rig up', summary: 'Bring up the rig (local namespaces by default, or --inventory FILE)', load: () => import('./rig-up.ts') },
   { name: 'rig status', summary: "Show each host, its services and the cluster's health", load: () => import('./rig-status.ts') },
-  { name: 'rig down', summary: "Stop everything the rig started and remove its traces, keeping the store's data (--purge: everything)", load: () => import('./rig-down.ts') },
+  { name: 'rig down', summary: "Stop everything the rig started and remove it, but the uploaded components and the store's data and credentials, kept for the next 'rig up' (--purge removes those too)", load: () => import('./rig-down.ts') },
 ];

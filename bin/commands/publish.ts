@@ -112,19 +112,17 @@ saying how many were cut, gzipped. DEST_DIR/published.json names the run directo
 lists every file it held, its size and how it was stored, so the report's raw-evidence
 table renders the same for the published folder as for the run.
 
-DEST_DIR must not exist, or be an empty directory.
-
-Exit codes: 0 published; 254 RUN_DIR is not a run directory (no provenance.json nor
-campaign.resolved.json) or DEST_DIR exists and is not empty; 255 internal error.`,
+DEST_DIR must not exist, or be an empty directory.`,
+  exitCodes: '0 published; 254 RUN_DIR is not a run directory (no provenance.json nor campaign.resolved.json) or DEST_DIR exists and is not empty; 255 internal error.',
   positionals: [
-    { name: 'RUN_DIR', description: 'A run directory, e.g. runs/qual03-20261204T025240-1dc8', required: true },
+    { name: 'RUN_DIR', description: 'A run directory, e.g. runs/unknowns-20261204T221219-46b6', required: true },
     { name: 'DEST_DIR', description: 'Where to publish it, e.g. docs/qualification/qual03 (new or empty)', required: true },
   ],
   options: {
     'gzip-over': { type: 'string', valueName: 'BYTES', description: `Gzip evidence files larger than this (default ${GZIP_OVER_BYTES})` },
     'log-lines': { type: 'string', valueName: 'N', description: `Lines each log keeps from its start and from its end (default ${LOG_KEEP_LINES})` },
   },
-  examples: ['clink-qual publish runs/qual03-20261204T025240-1dc8 docs/qualification/qual03-1dc8'],
+  examples: ['clink-qual publish runs/unknowns-20261204T221219-46b6 docs/qualification/unknowns-b970126'],
   async run({ positionals, values }) {
     const [runDir, destDir] = positionals as [string, string];
     const count0 = (name: string, fallback: number): number => {

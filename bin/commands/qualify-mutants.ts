@@ -27,11 +27,8 @@ A campaign may give mutants short schedules of their own (perMutant, e.g.
 campaigns/mutants.yaml, every mutant in one command): each mutant then runs its own faults
 and soak, and the control runs the base schedule, which holds every fault they use.
 
-${mutantNamesHelp()}
-
-Exit codes: 0 the control PASSed and every mutant was caught, 1 a mutant survived or the
-control did not pass, 2 interrupted or the environment stopped it, 254 bad arguments
-(an unknown mutant in --only), 255 internal error.`,
+${mutantNamesHelp()}`,
+  exitCodes: '0 the control PASSed and every mutant was caught, 1 a mutant survived or the control did not pass, 2 interrupted or the environment stopped it, 254 bad arguments (an unknown mutant in --only), 255 internal error.',
   options: {
     campaign: { type: 'string', valueName: 'FILE', description: 'The campaign to run per mutant', default: 'campaigns/quick.yaml' },
     only: { type: 'string', valueName: 'A,B', description: 'Only these mutants (comma-separated)' },

@@ -41,21 +41,16 @@ itself, names what it lacks.
 With --check, nothing is written: report.md, timeline.svg (and junit.xml when RUN_DIR has
 one) are rendered from the evidence and compared with RUN_DIR's own, and the differences
 are printed as a short unified-style diff. A published run (clink-qual publish) checks
-against the report it was published with.
-
-Exit codes: without --check, the run's own verdict: 0 PASS, 1 FAIL or GATE_FAILED, 2
-ABORTED, UNKNOWN or no verdict recorded; with --check, 0 identical, 1 different. 254
-RUN_DIR is not a run directory, or evidence is missing (named) where a report exists or
---check was asked; 2 RUN_DIR is a live run (the rig lock's holder is running it): nothing
-is rendered; 255 internal error.`,
+against the report it was published with.`,
+  exitCodes: 'without --check, the run\'s own verdict: 0 PASS, 1 FAIL or GATE_FAILED, 2 ABORTED, UNKNOWN or no verdict recorded; with --check, 0 identical, 1 different. 254 RUN_DIR is not a run directory, or evidence is missing (named) where a report exists or --check was asked; 2 RUN_DIR is a live run (the rig lock\'s holder is running it): nothing is rendered; 255 internal error.',
   options: {
     rehearsal: { type: 'string', valueName: 'DIR', description: "The rehearsal run's directory; recorded in RUN_DIR/rehearsal.json and named in the provenance" },
     check: { type: 'boolean', description: 'Render into memory and compare with the committed report.md, timeline.svg (and junit.xml); write nothing' },
   },
-  positionals: [{ name: 'RUN_DIR', description: 'A run directory, e.g. runs/quick-20260821-101500', required: true }],
+  positionals: [{ name: 'RUN_DIR', description: 'A run directory, e.g. runs/unknowns-20261204T221219-46b6', required: true }],
   examples: [
-    'clink-qual report runs/quick-20260821-101500',
-    'clink-qual report runs/qual03-20261204T025240-1dc8 --rehearsal runs/qual03-smoke-20261203T234928-f4c7',
+    'clink-qual report runs/unknowns-20261204T221219-46b6',
+    'clink-qual report runs/qual03-20261204T090448-29bf --rehearsal runs/qual03-smoke-20261204T063955-4032',
     'clink-qual report --check docs/qualification/unknowns-b970126',
   ],
   async run({ positionals, values }) {

@@ -3,7 +3,7 @@ import { rigDown } from '../../rig/down.ts';
 
 const command: Command = {
   name: 'rig down',
-  summary: "Stop everything the rig started and remove its traces, keeping the store's data (--purge: everything)",
+  summary: "Stop everything the rig started and remove it, but the uploaded components and the store's data and credentials, kept for the next 'rig up' (--purge removes those too)",
   description: `Stops every service on every host (over SSH where it answers), removes iptables
 rules tagged clink-qual, kills what is left in the rig's namespaces or under the state
 directory, deletes the namespaces, veths and bridge, and removes rig.json and the keys. Uploaded

@@ -8,9 +8,8 @@ const command: Command = {
   description: `For each host: whether it answers over SSH (host key checked), and each service
 (rig/process.ts) with its PID, state (running, paused, dead) and health. Then the Kafka
 cluster (registered brokers, active controller, KRaft quorum leader and voter lag, read
-with the Kafka protocol) and the store (health/live, bucket present).
-Exit codes: 0 when everything is healthy, 2 otherwise (or no rig is up), 254 bad
-arguments, 255 internal error.`,
+with the Kafka protocol) and the store (health/live, bucket present).`,
+  exitCodes: '0 when everything is healthy, 2 otherwise (or no rig is up), 254 bad arguments, 255 internal error.',
   options: {
     json: { type: 'boolean', description: 'Print the status as JSON' },
   },

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { Command } from '../../lib/cli.ts';
 import { QualError } from '../../lib/errors.ts';
 import { runsDir } from '../../lib/paths.ts';
-import { repairLatest } from '../../reports/runs-list.ts';
+import { listRuns } from '../../reports/runs-list.ts';
+import { staleLatest } from './runs.ts';
 import { writeRunsHtml } from '../../reports/runs-html.ts';
 
 const command: Command = {
@@ -19,10 +20,10 @@ const command: Command = {
 A row links to its report.html; a run without report.md (killed before its report, or still
 going) is listed without a link ('clink-qual report RUN_DIR' writes one from the evidence).
 Every link is relative and nothing is loaded by script, so the page opens from the file
-system with no server, and a copied runs folder keeps working. Also repairs runs/latest,
-as 'clink-qual runs' does. Run it again after new runs: it rewrites every page.
-
-Exit codes: 0 written, 254 bad arguments (no such runs folder), 255 internal error.`,
+system with no server, and a copied runs folder keeps working. It leaves runs/latest as it
+is (a run start sets it), saying when it is stale: 'clink-qual runs --repair-latest' repairs
+it. Run it again after new runs: it rewrites every page.`,
+  exitCodes: '0 written, 254 bad arguments (no such runs folder), 255 internal error.',
   options: {
     'runs-dir': { type: 'string', valueName: 'DIR', description: 'The runs folder (default: CLINK_QUAL_RUNS, else runs/ in the checkout)' },
   },
@@ -30,8 +31,8 @@ Exit codes: 0 written, 254 bad arguments (no such runs folder), 255 internal err
   async run({ values }) {
     const root = (values['runs-dir'] as string | undefined) ?? runsDir();
     if (!existsSync(root)) throw new QualError('BAD_ARGUMENTS', `${root} does not exist: no runs yet ('clink-qual campaign run FILE' stores them there)`);
-    const repaired = repairLatest(root);
-    if (repaired) console.error(`runs: ${repaired}`);
+    const stale = staleLatest(root, listRuns(root)[0]?.id);
+    if (stale) console.error(`runs html: ${stale}; 'clink-qual runs --repair-latest' points it at the newest`);
     const r = writeRunsHtml(root);
     console.log(`wrote ${r.index} (${r.runs} run${r.runs === 1 ? '' : 's'})`);
     console.log(`wrote ${r.reports.length} report.html${r.reports.length === 1 ? '' : ' files'}`);

@@ -17,16 +17,14 @@ newest run), or the path of a run directory anywhere. Nothing is written.
 
 A live run (the rig lock's holder is running it: no verdict yet) is shown with its phase,
 progress (events produced and committed, faults landed, checkpoints) and the soak's ETA,
-from its own files.
-
-Exit codes: 0 printed (whatever the run's verdict: 'clink-qual report RUN_DIR' exits with
-that), 254 no such run or bad arguments, 255 internal error.`,
+from its own files.`,
+  exitCodes: '0 printed (whatever the run\'s verdict: \'clink-qual report RUN_DIR\' exits with that), 254 no such run or bad arguments, 255 internal error.',
   positionals: [{ name: 'ID', description: 'A run id (a directory name under runs/), latest, or a run directory', required: true }],
   options: {
     json: { type: 'boolean', description: 'Print the summary as JSON (one object, as in runs --json)' },
     'runs-dir': { type: 'string', valueName: 'DIR', description: 'The runs folder (default: CLINK_QUAL_RUNS, else runs/ in the checkout)' },
   },
-  examples: ['clink-qual runs show latest', 'clink-qual runs show quick-20260821T101500-3f2a --json', 'clink-qual runs show docs/qualification/unknowns-b970126'],
+  examples: ['clink-qual runs show latest', 'clink-qual runs show unknowns-20261204T221219-46b6 --json', 'clink-qual runs show docs/qualification/unknowns-b970126'],
   async run({ values, positionals }) {
     const root = (values['runs-dir'] as string | undefined) ?? runsDir();
     const id = positionals[0]!;

@@ -70,10 +70,8 @@ with --produced 1,1,1,1 has 4 gaps), foreign (a line that is not a generated eve
 range), corrupted (zero-byte or unparsable objects), mutations (judged objects changed or
 gone, against the ledger), pastProduced (events at or beyond what was produced).
 When the ledger lists judged objects and the prefix is empty (or the bucket is gone), the
-store no longer holds the run: verify says so, recounts nothing and writes nothing (exit 2).
-
-Exit codes: 0 when every counter is zero, 1 otherwise, 2 the store could not be read or
-no longer holds the run's objects, 254 for bad arguments or files, 255 internal error.`,
+store no longer holds the run: verify says so, recounts nothing and writes nothing (exit 2).`,
+  exitCodes: '0 when every counter is zero, 1 otherwise, 2 the store could not be read or no longer holds the run\'s objects, 254 for bad arguments or files, 255 internal error.',
   positionals: [{ name: 'RUN_DIR', description: 'A run directory (runs/<run-id>)' }],
   options: {
     endpoint: { type: 'string', valueName: 'URL', description: 'S3 endpoint (standalone mode)' },
@@ -90,7 +88,7 @@ no longer holds the run's objects, 254 for bad arguments or files, 255 internal 
     json: { type: 'boolean', description: 'Print the Recount as JSON' },
   },
   examples: [
-    'clink-qual verify runs/qual03-20260821a',
+    'clink-qual verify runs/unknowns-20261204T221219-46b6',
     'clink-qual verify --endpoint http://127.0.0.1:9000 --bucket out --prefix run1/ --seed qual03 --partitions 4 --keys 50000 --produced 100,100,100,100',
   ],
   async run({ values, positionals }) {

@@ -115,14 +115,20 @@ t.test('clink-qual runs --json, runs show, exit codes', async (t) => {
   const doc = JSON.parse(list.stdout) as { schemaVersion: number; runsDir: string; latest: string | null; runs: RunListing[] };
   t.equal(doc.schemaVersion, 1);
   t.equal(doc.runsDir, r);
-  t.equal(doc.latest, pass.id, 'runs repaired latest before printing');
-  t.match(list.stderr, `runs: latest -> ${pass.id} (created)`, 'and said so on stderr, not in the JSON');
+  t.equal(doc.latest, null, 'a listing writes nothing: latest is not created');
+  t.equal(existsSync(path.join(r, 'latest')), false);
+  t.match(list.stderr, `runs: there is no latest, and the newest run is ${pass.id}; 'clink-qual runs --repair-latest' points it at the newest`, 'said on stderr, not in the JSON');
   t.same(doc.runs.map((x) => [x.id, x.verdict, x.durationS]), [[pass.id, 'PASS', 376], [aborted.id, null, 200], [fail.id, 'FAIL', 376]]);
   t.same(doc.runs[2]!.counters, { duplicates: 3, gaps: 0, foreign: 0, corrupted: 0, mutations: 0, pastProduced: 0 });
   t.equal(doc.runs[2]!.firstFinding, 'duplicates: event (1, 2050) committed twice');
   t.equal(doc.runs[0]!.recordedId, pass.id, "the run id the evidence records (the fixture's directory is named after it)");
   t.same(Object.keys(doc.runs[0]!).sort(), ['campaign', 'committedDistinct', 'counters', 'dir', 'dirty', 'durationS', 'endedAt', 'endedFrom', 'engine', 'exitCode', 'failureClasses', 'findings', 'firstFinding', 'id', 'mutant', 'produced', 'reasons', 'recordedId', 'report', 'revision', 'seed', 'startedAt', 'timeline', 'verdict', 'warnings'], 'the documented fields');
-  t.equal(existsSync(path.join(r, 'index.html')), false, 'runs writes nothing but latest');
+  t.equal(existsSync(path.join(r, 'index.html')), false, 'runs writes nothing');
+
+  const repair = cliRun(['runs', '--json', '--repair-latest', '--runs-dir', r]);
+  t.equal(repair.code, 0, repair.stderr);
+  t.equal((JSON.parse(repair.stdout) as { latest: string | null }).latest, pass.id, '--repair-latest points latest at the newest before printing');
+  t.match(repair.stderr, `runs: latest -> ${pass.id} (created)`, 'and says so on stderr');
 
   const table = cliRun(['runs', '--runs-dir', r]);
   t.equal(table.code, 0);
