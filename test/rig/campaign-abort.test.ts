@@ -18,7 +18,7 @@ const file = writeCampaign(
   'abort-test',
   `name: abort-test
 seed: abort-1
-workload: { rate: 100, partitions: 4, keys: 1000, checkpointIntervalS: 4, soakS: 120 }
+workload: { rate: 100, partitions: 4, keys: 1000, checkpointIntervalS: 4, soakS: 180 }
 gate: { deadlineS: 90, fault: worker-kill }
 faults:
   - { kind: packet-loss, count: 1, targets: [worker-3], share: 0.1, durationS: 5 }
