@@ -27,7 +27,7 @@
  *   node findings/minio-complete-cancel.ts [--trials N] [--freeze] [--base-delay MS] [store options]
  * Prints one line per trial and `RESULT minio_complete_cancel trials=N lost=L ...`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,7 +73,9 @@ function startStore(): ChildProcess {
   if (values.store === 'minio') {
     const data = drives === 1 ? path.join(dir, 'data') : path.join(dir, `d{1...${drives}}`);
     for (let d = 1; d <= drives && drives > 1; d++) mkdirSync(path.join(dir, `d${d}`));
-    return spawn(bin!, ['server', data, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${port + 1}`, '--quiet'], {
+    // MinIO before mid-2021 has no embedded console and refuses --console-address.
+    const console = spawnSync(bin!, ['server', '--help'], { encoding: 'utf8' }).stdout.includes('--console-address') ? ['--console-address', `127.0.0.1:${port + 1}`] : [];
+    return spawn(bin!, ['server', data, '--address', `127.0.0.1:${port}`, ...console, '--quiet'], {
       env: { ...process.env, MINIO_ROOT_USER: user, MINIO_ROOT_PASSWORD: pass, MINIO_UPDATE: 'off', MINIO_CI_CD: '1' },
       stdio: 'ignore',
     });

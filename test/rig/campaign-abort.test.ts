@@ -42,6 +42,8 @@ t.test('abort during a partition and a store pause heals both and keeps the evid
     const landed = chaosOf(dir).filter((r) => r.phase === 'landed').map((r) => r.kind);
     if (landed.includes('partition') && landed.includes('store-outage')) ac.abort('test abort while a partition and a store pause are active');
   }, 500);
+  // Cleared whatever happens: a live interval would keep this test's process running after a failure.
+  t.teardown(() => clearInterval(watcher));
   const { runDir, verdict } = await runCampaign({ campaignFile: file, runId, signal: ac.signal, progress: new Progress() });
   clearInterval(watcher);
   t.ok(ac.signal.aborted, 'the abort fired while both faults were active');

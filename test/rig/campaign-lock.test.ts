@@ -82,6 +82,8 @@ t.test('a second campaign run is refused while one runs, naming the holder, and 
       rulesAfter = await partitionRules('worker-2');
     })();
   }, 500);
+  // Cleared whatever happens: a live interval would keep this test's process running after a failure.
+  t.teardown(() => clearInterval(watcher));
   const { verdict } = await runCampaign({ campaignFile: first, runId, progress: new Progress() });
   clearInterval(watcher);
   await poll(() => (second && rulesAfter >= 0 ? true : null), { deadlineMs: 60_000, intervalMs: 200 });
