@@ -498,6 +498,7 @@ t.test('mutant registry covers every mutant', async (t) => {
       'stall-flush',
       'torn-log-append',
       'trust-existing-object',
+      'unchecked-log',
       'zero-byte-commit',
     ],
   );
