@@ -14,6 +14,7 @@ import { FAULT_KIND_NAMES, type FaultKind } from '../lib/fault-kinds.ts';
 import { packetLoss } from './packet-loss.ts';
 import { partition } from './partition.ts';
 import { processPause } from './process-pause.ts';
+import { stateCorruption } from './state-corruption.ts';
 import { protocolPoint } from './protocol-point.ts';
 import { storeOutage } from './store-outage.ts';
 import { storeTamper } from './store-tamper.ts';
@@ -31,6 +32,7 @@ export const FAULT_PACKAGES = {
   'store-tamper': storeTamper,
   'disk-full': diskFull,
   'clock-step': clockStep,
+  'state-corruption': stateCorruption,
 } as const satisfies Record<FaultKind, FaultPackage>;
 
 /** A fault kind's name (lib/fault-kinds.ts). */

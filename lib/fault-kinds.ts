@@ -20,6 +20,7 @@ export const FAULT_KIND_NAMES = [
   'store-tamper',
   'disk-full',
   'clock-step',
+  'state-corruption',
 ] as const;
 
 /** A fault kind's name. */

@@ -23,6 +23,7 @@ export const CLAIM_CLAUSES: Readonly<Record<FaultKind, string>> = {
   'store-tamper': 'a foreign writer changes objects under its prefix',
   'disk-full': "an engine host's state disk is full",
   'clock-step': "an engine host's wall clock steps",
+  'state-corruption': "a record of the engine's durable state is corrupted at rest",
 };
 
 /** The clause of the decisive composition, when one was shown. */

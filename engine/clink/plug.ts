@@ -12,7 +12,7 @@
  * and the services' stdout in <dataDir>/services/clink-<role>/out.log.
  */
 import path from 'node:path';
-import type { Engine, EngineContext, EngineHealth, EngineJobSpec, EngineProcess, EngineRole, FaultPointFiring } from '../engine.ts';
+import type { Engine, EngineContext, EngineDurableFile, EngineHealth, EngineJobSpec, EngineProcess, EngineRole, FaultPointFiring } from '../engine.ts';
 import type { Remote } from '../../rig/remote.ts';
 import type { HostSpec } from '../../rig/types.ts';
 import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
@@ -45,7 +45,7 @@ export interface ClinkPlugOptions {
 }
 
 /** Clink's directory on a host: on the host's state filesystem (rig/state-fs.ts), which disk-full faults fill. */
-export function clinkDir(host: HostSpec): string {
+export function clinkDir(host: Pick<HostSpec, 'dataDir'>): string {
   return `${hostStateDir(host)}/clink`;
 }
 
@@ -72,6 +72,20 @@ class ClinkEngine extends EngineHosts implements Engine {
   readonly placeOfObject = clinkPlaceOfObject;
   readonly recommitTarget = clinkRecommitTarget;
   readonly opts: ClinkPlugOptions;
+
+  /**
+   * State corruption (EngineDurableFiles): the coordinator restores from its checkpoint log
+   * (a crc32 per record, durable-log.ts), from the newest completed-checkpoint record, whose
+   * `offsets` are where the sources resume. The workers' sink journal (key, uploadId) is
+   * read back by no restore, only by the harness's count of pending uploads (startedUploads).
+   */
+  durableFiles(host: Pick<HostSpec, 'dataDir' | 'name'>, role: EngineRole): EngineDurableFile[] {
+    const dir = clinkDir(host);
+    if (role === 'coordinator') {
+      return [{ path: `${dir}/checkpoints.log`, role, what: 'the completed-checkpoint log (crc32 per record)', writes: 'records', restoredFrom: true, restoreRecordMarker: '"t":"complete"', restoreKey: 'offsets' }];
+    }
+    return [{ path: `${dir}/journal.jsonl`, role, what: "the sink's upload journal (no checksum; read by no restore)", writes: 'records', restoredFrom: false }];
+  }
   #job: EngineJobSpec | null = null;
 
   constructor(opts: ClinkPlugOptions = {}) {
