@@ -15,6 +15,7 @@ import { packetLoss } from './packet-loss.ts';
 import { partition } from './partition.ts';
 import { processPause } from './process-pause.ts';
 import { stateCorruption } from './state-corruption.ts';
+import { lostUnsyncedWrites } from './lost-unsynced-writes.ts';
 import { protocolPoint } from './protocol-point.ts';
 import { storeOutage } from './store-outage.ts';
 import { storeTamper } from './store-tamper.ts';
@@ -33,6 +34,7 @@ export const FAULT_PACKAGES = {
   'disk-full': diskFull,
   'clock-step': clockStep,
   'state-corruption': stateCorruption,
+  'lost-unsynced-writes': lostUnsyncedWrites,
 } as const satisfies Record<FaultKind, FaultPackage>;
 
 /** A fault kind's name (lib/fault-kinds.ts). */

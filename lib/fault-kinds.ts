@@ -21,6 +21,7 @@ export const FAULT_KIND_NAMES = [
   'disk-full',
   'clock-step',
   'state-corruption',
+  'lost-unsynced-writes',
 ] as const;
 
 /** A fault kind's name. */

@@ -24,6 +24,7 @@ export const CLAIM_CLAUSES: Readonly<Record<FaultKind, string>> = {
   'disk-full': "an engine host's state disk is full",
   'clock-step': "an engine host's wall clock steps",
   'state-corruption': "a record of the engine's durable state is corrupted at rest",
+  'lost-unsynced-writes': 'its processes crash and lose the writes they had not fsynced',
 };
 
 /** The clause of the decisive composition, when one was shown. */
