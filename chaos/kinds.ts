@@ -19,6 +19,7 @@ import { lostUnsyncedWrites } from './lost-unsynced-writes.ts';
 import { protocolPoint } from './protocol-point.ts';
 import { storeOutage } from './store-outage.ts';
 import { storeTamper } from './store-tamper.ts';
+import { storeBitrot } from './store-bitrot.ts';
 import { workerKill } from './worker-kill.ts';
 
 export const FAULT_PACKAGES = {
@@ -35,6 +36,7 @@ export const FAULT_PACKAGES = {
   'clock-step': clockStep,
   'state-corruption': stateCorruption,
   'lost-unsynced-writes': lostUnsyncedWrites,
+  'store-bitrot': storeBitrot,
 } as const satisfies Record<FaultKind, FaultPackage>;
 
 /** A fault kind's name (lib/fault-kinds.ts). */

@@ -132,7 +132,8 @@ function stripQuotes(etag: string | undefined): string {
   return (etag ?? '').replace(/^W\//, '').replace(/^"+|"+$/g, '');
 }
 
-function storeClient(ctx: FaultContext): S3Client {
+/** An S3 client for the rig's store with its credentials (plain MD5 ETags); shared with store-bitrot. */
+export function storeClient(ctx: FaultContext): S3Client {
   return new S3Client({
     endpoint: ctx.rig.store.endpoint,
     region: ctx.rig.store.region,
@@ -146,7 +147,8 @@ function storeClient(ctx: FaultContext): S3Client {
   });
 }
 
-async function listAll(s3: S3Client, bucket: string, prefix: string): Promise<StoreObjectRef[]> {
+/** Every object under the prefix, with size and LastModified. */
+export async function listAll(s3: S3Client, bucket: string, prefix: string): Promise<StoreObjectRef[]> {
   const out: StoreObjectRef[] = [];
   let token: string | undefined;
   do {

@@ -22,6 +22,7 @@ export const FAULT_KIND_NAMES = [
   'clock-step',
   'state-corruption',
   'lost-unsynced-writes',
+  'store-bitrot',
 ] as const;
 
 /** A fault kind's name. */

@@ -25,6 +25,7 @@ export const CLAIM_CLAUSES: Readonly<Record<FaultKind, string>> = {
   'clock-step': "an engine host's wall clock steps",
   'state-corruption': "a record of the engine's durable state is corrupted at rest",
   'lost-unsynced-writes': 'its processes crash and lose the writes they had not fsynced',
+  'store-bitrot': "bytes of the object store's own data rot on its disk",
 };
 
 /** The clause of the decisive composition, when one was shown. */

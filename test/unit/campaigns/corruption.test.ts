@@ -1,7 +1,7 @@
 /**
  * campaigns/corruption.yaml: QUAL-03's "Unknown" disk-corruption classes as fault kinds. It
- * loads, can reach a PASS (every mandatory point, a gate fault that lands), schedules both
- * kinds alone and in the compositions that read a corrupted record back at once, and holds
+ * loads, can reach a PASS (every mandatory point, a gate fault that lands), schedules the
+ * engine-state kinds and store-bitrot alone and in the compositions that read a corrupted record back at once, and holds
  * everything MUTANT unchecked-log needs (its exposedBy kinds).
  */
 import t from 'tap';
@@ -29,6 +29,13 @@ t.test('both corruption kinds land alone, on the coordinator and on a worker, an
     t.ok(alone.some((f) => f.kind === kind && /^worker-/.test(f.target ?? '')), `${kind} on a worker`);
   }
   t.same([...new Set(plan.filter((f) => f.kind === 'state-corruption').map((f) => f.variant))].sort(), ['bitflip', 'torn']);
+});
+
+t.test('store-bitrot in each of its three places, on the store', async (t) => {
+  const rot = plan.filter((f) => f.kind === 'store-bitrot');
+  t.same(rot.map((f) => f.variant).sort(), ['committed', 'read', 'staged']);
+  t.ok(rot.every((f) => f.target === 'store'), 'the store host');
+  t.equal(rot.find((f) => f.variant === 'read')?.durationS, 10, 'held while the oracle reads it');
 });
 
 t.test('the compositions: a flipped newest record read back by a restore at once; a crash, then a torn record at the restart', async (t) => {

@@ -114,7 +114,7 @@ t.test('quick: every kind, every mandatory point, the recovery points, the decis
   // quick is the seed's battery; the kinds QUAL-03 called "Unknown" are campaigns/unknowns.yaml's,
   // and the disk-corruption kinds campaigns/corruption.yaml's.
   const unknownKinds = ['process-pause', 'store-tamper', 'disk-full', 'clock-step'];
-  const corruptionKinds = ['state-corruption', 'lost-unsynced-writes'];
+  const corruptionKinds = ['state-corruption', 'lost-unsynced-writes', 'store-bitrot'];
   for (const k of FAULT_KINDS.filter((x) => !unknownKinds.includes(x) && !corruptionKinds.includes(x))) t.ok(totals[k] >= 1, `${k} at least once`);
   const unknowns = totalsByKind(planCampaign(load('unknowns')));
   for (const k of unknownKinds) t.ok(unknowns[k as keyof typeof unknowns] >= 1, `${k} at least once in unknowns.yaml`);
