@@ -9,7 +9,9 @@
  * <dataDir uuid>/part.<n>` beside its `xl.meta`; a part of an upload not yet completed is
  * `<drive>/.minio.sys/multipart/<sha256(bucket/key)>/<uploadId dir>/<dataDir>/part.<n>`.
  * The first 32 bytes of each block of a part file are MinIO's bitrot hash (HighwayHash256S,
- * streaming); the flipped bit falls in the data after the first one. With erasure coding
+ * streaming); the flipped bit falls in the data after the first one. An object small
+ * enough to be inlined in its `xl.meta` has no part file: the bit then falls in the second
+ * half of its xl.meta, where the inlined data follows the metadata. With erasure coding
  * only one drive's shard is touched, as real rot would be; the store may repair it from
  * parity. On one drive nothing can repair it: the store can only refuse to serve it.
  *
@@ -74,11 +76,16 @@ export function chooseBitrotObject(objects: readonly StoreObjectRef[], variant: 
   return dated.find((o) => nowMs - Date.parse(o.lastModified!) >= JUDGED_AGE_MS) ?? null;
 }
 
-/** The bit a rot flips in a part file of this size (pure): in the data of its first block when there is any. */
-export function planBitrot(fileBytes: number, seed: string): { offset: number; mask: number } | null {
+/**
+ * The bit a rot flips in a file of this size (pure). A part file: in the data of its first
+ * block when there is any (after MinIO's bitrot hash). An `xl.meta` (an object small enough
+ * to be inlined in its metadata has no part file): in its second half, where the inlined
+ * data follows the metadata.
+ */
+export function planBitrot(fileBytes: number, seed: string, file: 'part' | 'xl.meta' = 'part'): { offset: number; mask: number } | null {
   if (fileBytes <= 0) return null;
-  const dataStart = fileBytes > BITROT_HASH_BYTES ? BITROT_HASH_BYTES : 0;
-  const dataEnd = Math.min(fileBytes, dataStart + BLOCK_BYTES);
+  const dataStart = file === 'xl.meta' ? Math.floor(fileBytes / 2) : fileBytes > BITROT_HASH_BYTES ? BITROT_HASH_BYTES : 0;
+  const dataEnd = file === 'xl.meta' ? fileBytes : Math.min(fileBytes, dataStart + BLOCK_BYTES);
   return { offset: dataStart + seededIndex(seed, 'bitrot-offset', dataEnd - dataStart), mask: 1 << seededIndex(seed, 'bitrot-bit', 8) };
 }
 
@@ -109,6 +116,11 @@ export async function storeAnswer(s3: S3Client, bucket: string, key: string, ori
 
 async function partFilesOf(remote: Remote, drives: readonly string[], bucket: string, key: string): Promise<string[]> {
   const r = await remote.exec(drives.map((d) => `ls -1 ${shQuote(`${d}/${bucket}/${key}`)}/*/part.* 2>/dev/null`).join('; ') + '; true', { check: false });
+  return r.stdout.split('\n').filter(Boolean).sort();
+}
+
+async function metaFilesOf(remote: Remote, drives: readonly string[], bucket: string, key: string): Promise<string[]> {
+  const r = await remote.exec(drives.map((d) => `ls -1 ${shQuote(`${d}/${bucket}/${key}/xl.meta`)} 2>/dev/null`).join('; ') + '; true', { check: false });
   return r.stdout.split('\n').filter(Boolean).sort();
 }
 
@@ -161,15 +173,17 @@ export const storeBitrot: FaultPackage = {
       key = obj.key;
       const before = await storeAnswer(s3, bucket, key, null);
       originalMd5 = typeof before.md5 === 'string' ? before.md5 : null;
+      // An object inlined in its xl.meta has no part file: its xl.meta rots instead.
       const parts = await partFilesOf(remote, drives, bucket, key);
-      if (parts.length === 0) throw new FaultNotLanded(`${key}: no part file on the store's drives (inlined in xl.meta?)`, { host, layout, key });
-      file = parts[seededIndex(fault.id, 'bitrot-file', parts.length)]!;
+      const files = parts.length > 0 ? parts : await metaFilesOf(remote, drives, bucket, key);
+      if (files.length === 0) throw new FaultNotLanded(`${key}: neither a part file nor an xl.meta on the store's drives`, { host, layout, key });
+      file = files[seededIndex(fault.id, 'bitrot-file', files.length)]!;
     }
     let landed: { offset: number; before: Buffer; after: Buffer; fileBytes: number };
     try {
       landed = await withStorePaused(remote, async () => {
         const content = await remote.readFile(file);
-        const plan = planBitrot(content.length, fault.id);
+        const plan = planBitrot(content.length, fault.id, file.endsWith('/xl.meta') ? 'xl.meta' : 'part');
         if (!plan) throw new Error(`${file} is empty`);
         const before = Buffer.from(content.subarray(plan.offset, plan.offset + 1));
         const after = Buffer.from([before[0]! ^ plan.mask]);

@@ -52,6 +52,10 @@ t.test("planBitrot: one bit in the first block's data, after MinIO's 32-byte has
   t.ok(small.offset >= 32 && small.offset < 40);
   t.ok(planBitrot(10, 'f1')!.offset < 10, 'a file shorter than the hash: anywhere in it');
   t.equal(planBitrot(0, 'f1'), null);
+  for (const id of ['f1', 'f2', 'f3']) {
+    const m = planBitrot(1000, id, 'xl.meta')!;
+    t.ok(m.offset >= 500 && m.offset < 1000, `${id}: an inlined object's xl.meta rots in its second half`);
+  }
 });
 
 t.test('newestStagedPart: the newest part file under .minio.sys/multipart, with its multipart directory', async (t) => {
