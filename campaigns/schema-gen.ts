@@ -26,15 +26,16 @@ export function faultKindDefinition(): Json {
 
 /** `faultFields`: one if/then per group of kinds with the same required and refused fields, in FAULT_KINDS order. */
 export function faultFieldsDefinition(): Json {
-  const groups = new Map<string, { kinds: FaultKind[]; required: FaultField[]; refused: FaultField[] }>();
+  const groups = new Map<string, { kinds: FaultKind[]; required: FaultField[]; refused: FaultField[]; variants?: readonly string[] }>();
   for (const k of FAULT_KINDS) {
     const { required, optional } = FAULT_SPECS[k].fields;
+    const variants = FAULT_SPECS[k].variants;
     const refused = FAULT_FIELDS.filter((f) => !required.includes(f) && !optional.includes(f));
     const req = FAULT_FIELDS.filter((f) => required.includes(f));
-    const key = JSON.stringify([req, refused]);
+    const key = JSON.stringify([req, refused, variants ?? null]);
     const g = groups.get(key);
     if (g) g.kinds.push(k);
-    else groups.set(key, { kinds: [k], required: req, refused });
+    else groups.set(key, { kinds: [k], required: req, refused, ...(variants ? { variants } : {}) });
   }
   return {
     description: 'Fields every fault (battery entry or composition step) may carry, with the kind deciding which are required or allowed.',
@@ -42,7 +43,7 @@ export function faultFieldsDefinition(): Json {
       if: { properties: { kind: g.kinds.length === 1 ? { const: g.kinds[0] } : { enum: g.kinds } }, required: ['kind'] },
       then: {
         ...(g.required.length ? { required: g.required } : {}),
-        properties: Object.fromEntries(g.refused.map((f) => [f, false])),
+        properties: { ...Object.fromEntries(g.refused.map((f) => [f, false])), ...(g.variants ? { variant: { enum: [...g.variants] } } : {}) },
       },
     })),
   };

@@ -5,7 +5,7 @@
  */
 import { MANDATORY_FAULT_POINTS } from '../engine/engine.ts';
 import { LOCAL_HOSTS } from '../rig/hosts.ts';
-import type { FaultKind, TamperVariant } from '../lib/evidence.ts';
+import type { BitrotVariant, CorruptionVariant, FaultKind, TamperVariant } from '../lib/evidence.ts';
 
 /** The protocol points every qualification must cover: the engine plug contract's list. */
 export { MANDATORY_FAULT_POINTS };
@@ -31,8 +31,8 @@ export interface FaultParams {
   durationS?: number;
   /** packet-loss: the share of packets dropped. */
   share?: number;
-  /** store-tamper: what the foreign writer does. */
-  variant?: TamperVariant;
+  /** store-tamper: what the foreign writer does. state-corruption: bitflip or torn. */
+  variant?: TamperVariant | CorruptionVariant | BitrotVariant;
   /** clock-step: the jump of the engine's wall clock, in seconds (negative: back). */
   offsetS?: number;
 }

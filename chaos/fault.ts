@@ -73,6 +73,8 @@ export interface FaultKindSpec {
   targets: { roles: HostRole[]; what: string; defaultRoles: HostRole[] };
   /** The fields it requires and those it allows; every other fault field is refused. */
   fields: { required: FaultField[]; optional: FaultField[] };
+  /** The values its `variant` may take, when it takes one (the schema refuses any other for this kind). */
+  variants?: readonly string[];
   /** What its landing and heal evidence in chaos.jsonl shows. */
   evidence: string;
 }

@@ -14,9 +14,12 @@ import { FAULT_KIND_NAMES, type FaultKind } from '../lib/fault-kinds.ts';
 import { packetLoss } from './packet-loss.ts';
 import { partition } from './partition.ts';
 import { processPause } from './process-pause.ts';
+import { stateCorruption } from './state-corruption.ts';
+import { lostUnsyncedWrites } from './lost-unsynced-writes.ts';
 import { protocolPoint } from './protocol-point.ts';
 import { storeOutage } from './store-outage.ts';
 import { storeTamper } from './store-tamper.ts';
+import { storeBitrot } from './store-bitrot.ts';
 import { workerKill } from './worker-kill.ts';
 
 export const FAULT_PACKAGES = {
@@ -31,6 +34,9 @@ export const FAULT_PACKAGES = {
   'store-tamper': storeTamper,
   'disk-full': diskFull,
   'clock-step': clockStep,
+  'state-corruption': stateCorruption,
+  'lost-unsynced-writes': lostUnsyncedWrites,
+  'store-bitrot': storeBitrot,
 } as const satisfies Record<FaultKind, FaultPackage>;
 
 /** A fault kind's name (lib/fault-kinds.ts). */

@@ -40,7 +40,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { EngineHealth, EngineStoreTamper } from '../engine/engine.ts';
-import type { TamperVariant } from '../lib/evidence.ts';
+import { TAMPER_VARIANTS, type TamperVariant } from '../lib/evidence.ts';
 import { poll } from '../lib/retry.ts';
 import { FaultNotLanded, type FaultContext, type FaultPackage } from './fault.ts';
 
@@ -132,7 +132,8 @@ function stripQuotes(etag: string | undefined): string {
   return (etag ?? '').replace(/^W\//, '').replace(/^"+|"+$/g, '');
 }
 
-function storeClient(ctx: FaultContext): S3Client {
+/** An S3 client for the rig's store with its credentials (plain MD5 ETags); shared with store-bitrot. */
+export function storeClient(ctx: FaultContext): S3Client {
   return new S3Client({
     endpoint: ctx.rig.store.endpoint,
     region: ctx.rig.store.region,
@@ -146,7 +147,8 @@ function storeClient(ctx: FaultContext): S3Client {
   });
 }
 
-async function listAll(s3: S3Client, bucket: string, prefix: string): Promise<StoreObjectRef[]> {
+/** Every object under the prefix, with size and LastModified. */
+export async function listAll(s3: S3Client, bucket: string, prefix: string): Promise<StoreObjectRef[]> {
   const out: StoreObjectRef[] = [];
   let token: string | undefined;
   do {
@@ -213,10 +215,11 @@ export const storeTamper: FaultPackage = {
     colour: '#7f7f7f',
     targets: { roles: ['store'], what: 'the store', defaultRoles: ['store'] },
     fields: { required: ['variant'], optional: ['durationS'] },
+    variants: TAMPER_VARIANTS,
     evidence: 'the keys the foreign writer touched, their ETags before and after; the original restored with its exact multipart ETag at the heal',
   },
   async inject(fault, ctx) {
-    const variant: TamperVariant = fault.variant ?? 'foreign-put';
+    const variant = (fault.variant ?? 'foreign-put') as TamperVariant;
     const prefix = ctx.prefix;
     if (!prefix) throw new FaultNotLanded('store-tamper needs the run prefix (FaultContext.prefix)');
     const bucket = ctx.rig.store.bucket;

@@ -11,7 +11,7 @@
  */
 import type { FaultKind, Provenance } from '../lib/evidence.ts';
 import type { Remote } from '../rig/remote.ts';
-import type { RigState, StoreCredentials } from '../rig/types.ts';
+import type { HostSpec, RigState, StoreCredentials } from '../rig/types.ts';
 
 /**
  * The protocol points every qualification must cover (DESIGN.md, "Clink, the bundled
@@ -165,7 +165,43 @@ export function placeOfObject(engine: EngineStoreTamper | undefined, key: string
 
 // ---- end of the store-tamper block ----
 
-export interface Engine extends EngineStoreTamper {
+// ---- State corruption (chaos/state-corruption.ts, chaos/lost-unsynced-writes.ts): the engine's durable files ----
+
+/**
+ * One file an engine keeps to survive its own death, as the corruption faults see it. The
+ * plug declares them, so that chaos/ names no engine's paths.
+ */
+export interface EngineDurableFile {
+  /** Absolute path on the host, or a shell glob when `glob` is set (Flink's checkpoint directories carry ids). */
+  path: string;
+  glob?: boolean;
+  /** The process that owns it: stopped before it is corrupted at rest, started again after. */
+  role: EngineRole;
+  /** What it holds, for the evidence (e.g. 'completed-checkpoint log'). */
+  what: string;
+  /**
+   * How it is written: 'records' = newline-terminated records appended one at a time, each
+   * fsynced before the engine acts on it (Clink's checkpoint log and sink journal); 'whole' =
+   * written whole and published (fsync + rename, or closed before a pointer names it).
+   */
+  writes: 'records' | 'whole';
+  /** The engine restores from it (a corruption there must be detected), or keeps it as its own bookkeeping only. */
+  restoredFrom: boolean;
+  /** 'records' files of JSON lines: the records a restore reads contain this text (Clink: '"t":"complete"'); the newest such is corrupted. Default: the newest record. */
+  restoreRecordMarker?: string;
+  /** 'records' files of JSON lines: the key whose value a restore resumes from (Clink: 'offsets'); a bit flip falls on a number under it when there is one. */
+  restoreKey?: string;
+}
+
+/** The durable-file part of the plug contract: an engine without it is never the target of a state-corruption fault. */
+export interface EngineDurableFiles {
+  /** The durable files of the engine's process of this role on this host. */
+  durableFiles?(host: Pick<HostSpec, 'dataDir' | 'name'>, role: EngineRole): EngineDurableFile[];
+}
+
+// ---- end of the state-corruption block ----
+
+export interface Engine extends EngineStoreTamper, EngineDurableFiles {
   readonly name: string;
   /** The sink family a correct deployment must name in its open-time log line. */
   readonly sinkFamily: string;

@@ -38,6 +38,12 @@ import type { FaultKind } from './fault-kinds.ts';
 /** What a store-tamper fault's foreign writer does under the engine's prefix. */
 export const TAMPER_VARIANTS = ['foreign-put', 'overwrite', 'delete'] as const;
 export type TamperVariant = (typeof TAMPER_VARIANTS)[number];
+/** How a state-corruption fault corrupts the newest record of an engine's durable file (chaos/state-corruption.ts). */
+export const CORRUPTION_VARIANTS = ['bitflip', 'torn'] as const;
+export type CorruptionVariant = (typeof CORRUPTION_VARIANTS)[number];
+/** Where a store-bitrot fault rots the store's data (chaos/store-bitrot.ts). */
+export const BITROT_VARIANTS = ['committed', 'staged', 'read'] as const;
+export type BitrotVariant = (typeof BITROT_VARIANTS)[number];
 
 export interface PlannedFault {
   id: string; // f001, f002...
@@ -51,8 +57,8 @@ export interface PlannedFault {
   /** protocol-point: the named point. packet-loss: the drop share 0..1. */
   point?: string;
   share?: number;
-  /** store-tamper: what the foreign writer does (foreign-put, overwrite, delete). */
-  variant?: TamperVariant;
+  /** store-tamper: what the foreign writer does (foreign-put, overwrite, delete). state-corruption: bitflip or torn. store-bitrot: committed, staged or read. */
+  variant?: TamperVariant | CorruptionVariant | BitrotVariant;
   /** clock-step: how far the engine's wall clock jumps, in seconds (negative: back). */
   offsetS?: number;
   /** Set when the fault belongs to a composition; all faults of one composition share it. */

@@ -20,6 +20,9 @@ export const FAULT_KIND_NAMES = [
   'store-tamper',
   'disk-full',
   'clock-step',
+  'state-corruption',
+  'lost-unsynced-writes',
+  'store-bitrot',
 ] as const;
 
 /** A fault kind's name. */

@@ -23,6 +23,9 @@ export const CLAIM_CLAUSES: Readonly<Record<FaultKind, string>> = {
   'store-tamper': 'a foreign writer changes objects under its prefix',
   'disk-full': "an engine host's state disk is full",
   'clock-step': "an engine host's wall clock steps",
+  'state-corruption': "a record of the engine's durable state is corrupted at rest",
+  'lost-unsynced-writes': 'its processes crash and lose the writes they had not fsynced',
+  'store-bitrot': "bytes of the object store's own data rot on its disk",
 };
 
 /** The clause of the decisive composition, when one was shown. */

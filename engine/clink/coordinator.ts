@@ -116,7 +116,7 @@ export class Coordinator {
 
   async start(): Promise<void> {
     mkdirSync(this.cfg.clinkDir, { recursive: true });
-    const opened = DurableLog.open<LogRecord>(checkpointLogPath(this.cfg.clinkDir), { tornAppends: this.#seams.checkpointLog?.keepTornAppends ?? false });
+    const opened = DurableLog.open<LogRecord>(checkpointLogPath(this.cfg.clinkDir), { tornAppends: this.#seams.checkpointLog?.keepTornAppends ?? false, uncheckedRecords: this.#seams.checkpointLog?.uncheckedRecords ?? false });
     this.#log = opened.log;
     this.#state = recoverState(opened.records, this.#seams);
     this.#epoch = this.#state.maxEpoch;

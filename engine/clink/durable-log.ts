@@ -13,6 +13,16 @@
  * DurableLogCorruptError: resuming from the prefix would silently drop durable records
  * and reuse their epoch and checkpoint ids. (MUTANT torn-log-append keeps the partial bytes
  * and reads only the prefix, which is exactly that.)
+ *
+ * A last line that is complete (it ends in its newline) but fails its checksum is not a
+ * torn append either: an append is one write of the whole line, so a kill leaves a prefix
+ * of it, and a prefix ends in the newline only when it is the whole line. Such a line is a
+ * record corrupted at rest (a flipped bit, a torn sector), possibly one that was fsynced and
+ * acted on (the checkpoint it completed was committed); dropping it would restore an older
+ * checkpoint and replay what its commits made visible. Opening refuses it too
+ * (DurableLogCorruptError, `atRest`). The format is unchanged; only logs holding such a
+ * line, which were opened as their prefix before, are now refused. (MUTANT unchecked-log
+ * reads each record without its checksum, so a corrupted record is restored from as is.)
  */
 import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, existsSync, ftruncateSync, writeSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,13 +41,22 @@ export interface ParsedLog<T> {
   tornBytes: number;
   /** Good records found after the first bad line: non-zero means corruption, not a torn tail. */
   recordsAfterTear: number;
+  /** The first bad line is complete (newline-terminated): a record corrupted at rest, not a torn append. */
+  badLineComplete: boolean;
 }
 
 /** A torn or corrupt line with good records after it: the log cannot be trusted as a prefix. */
 export class DurableLogCorruptError extends Error {
+  /** The bad line is complete and the last one: corrupted at rest rather than followed by good records. */
+  readonly atRest: boolean;
   constructor(file: string, goodBytes: number, recordsAfterTear: number) {
-    super(`${file}: a corrupt line at byte ${goodBytes} is followed by ${recordsAfterTear} good records; refusing to resume from a truncated history`);
+    super(
+      recordsAfterTear > 0
+        ? `${file}: a corrupt line at byte ${goodBytes} is followed by ${recordsAfterTear} good records; refusing to resume from a truncated history`
+        : `${file}: the complete line at byte ${goodBytes} fails its checksum (a record corrupted at rest, not a torn append); refusing to resume without it`,
+    );
     this.name = 'DurableLogCorruptError';
+    this.atRest = recordsAfterTear === 0;
   }
 }
 
@@ -51,25 +70,39 @@ export class DurableLogAppendError extends Error {
   }
 }
 
-/** Parses log content, stopping at the first incomplete or corrupt line. */
-export function parseLog<T = unknown>(buf: Buffer | string): ParsedLog<T> {
+/**
+ * Parses log content, stopping at the first incomplete or corrupt line. With `unchecked`
+ * (MUTANT unchecked-log) a line's checksum is not verified: any line whose JSON parses is a record.
+ */
+export function parseLog<T = unknown>(buf: Buffer | string, opts: { unchecked?: boolean } = {}): ParsedLog<T> {
   const b = typeof buf === 'string' ? Buffer.from(buf) : buf;
+  const decode = opts.unchecked ? decodeLineUnchecked : decodeLine;
   const records: T[] = [];
   let pos = 0;
   while (pos < b.length) {
     const nl = b.indexOf(0x0a, pos);
     if (nl < 0) break; // torn: no newline
     const line = b.subarray(pos, nl).toString('utf8');
-    const rec = decodeLine<T>(line);
+    const rec = decode<T>(line);
     if (rec === undefined) break;
     records.push(rec);
     pos = nl + 1;
   }
   let recordsAfterTear = 0;
   if (pos < b.length) {
-    for (const line of b.subarray(pos).toString('utf8').split('\n').slice(1)) if (decodeLine(line) !== undefined) recordsAfterTear++;
+    for (const line of b.subarray(pos).toString('utf8').split('\n').slice(1)) if (decode(line) !== undefined) recordsAfterTear++;
   }
-  return { records, goodBytes: pos, tornBytes: b.length - pos, recordsAfterTear };
+  return { records, goodBytes: pos, tornBytes: b.length - pos, recordsAfterTear, badLineComplete: pos < b.length && b.indexOf(0x0a, pos) >= 0 };
+}
+
+/** MUTANT unchecked-log: one line → its record, trusting it: the checksum is skipped, only the JSON must parse. */
+function decodeLineUnchecked<T = unknown>(line: string): T | undefined {
+  if (line.length < 10 || line[8] !== ' ') return undefined;
+  try {
+    return JSON.parse(line.slice(9)) as T;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One line (without its newline) → its record, or undefined if it fails its checksum. */
@@ -88,6 +121,8 @@ export function decodeLine<T = unknown>(line: string): T | undefined {
 export interface DurableLogOptions {
   /** MUTANT torn-log-append: keep a failed append's partial bytes, and read a torn log as its prefix. */
   tornAppends?: boolean;
+  /** MUTANT unchecked-log: read records without verifying their checksums. */
+  uncheckedRecords?: boolean;
 }
 
 export class DurableLog<T = unknown> {
@@ -105,13 +140,14 @@ export class DurableLog<T = unknown> {
 
   /**
    * Opens (creating) the log, drops a torn tail, and returns it with its good records.
-   * Throws DurableLogCorruptError when good records follow a bad line.
+   * Throws DurableLogCorruptError when good records follow a bad line, or when the last line
+   * is complete but fails its checksum (corrupted at rest).
    */
   static open<T>(file: string, opts: DurableLogOptions = {}): { log: DurableLog<T>; records: T[]; tornBytes: number } {
     mkdirSync(path.dirname(file), { recursive: true });
     const content = existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
-    const parsed = parseLog<T>(content);
-    if (parsed.recordsAfterTear > 0 && !opts.tornAppends) throw new DurableLogCorruptError(file, parsed.goodBytes, parsed.recordsAfterTear);
+    const parsed = parseLog<T>(content, { unchecked: opts.uncheckedRecords });
+    if (!opts.tornAppends && (parsed.recordsAfterTear > 0 || (parsed.badLineComplete && !opts.uncheckedRecords))) throw new DurableLogCorruptError(file, parsed.goodBytes, parsed.recordsAfterTear);
     const fd = openSync(file, 'a+');
     if (parsed.tornBytes > 0) {
       ftruncateSync(fd, parsed.goodBytes);

@@ -12,7 +12,7 @@
  * and the services' stdout in <dataDir>/services/clink-<role>/out.log.
  */
 import path from 'node:path';
-import type { Engine, EngineContext, EngineHealth, EngineJobSpec, EngineProcess, EngineRole, FaultPointFiring } from '../engine.ts';
+import type { Engine, EngineContext, EngineDurableFile, EngineHealth, EngineJobSpec, EngineProcess, EngineRole, FaultPointFiring } from '../engine.ts';
 import type { Remote } from '../../rig/remote.ts';
 import type { HostSpec } from '../../rig/types.ts';
 import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
@@ -28,7 +28,7 @@ import { decodeLine } from './durable-log.ts';
 import { CHECKPOINT_REQUEST_FILE, checkpointRequestPath } from './checkpoint-request.ts';
 import { CLINK_FAULT_POINT_INJECTION, COORDINATOR_FAULT_POINTS, FAULT_POINTS, MANDATORY_FAULT_POINTS, RECOVERY_FAULT_POINTS } from './fault-points.ts';
 import { CLINK_MUTANTS, isClinkMutant } from './mutants/index.ts';
-import { SINK_FAMILY } from './sink/s3-2pc-sink.ts';
+import { parseJournal, SINK_FAMILY } from './sink/s3-2pc-sink.ts';
 import { armPoint, writeArmed } from '../armed-points.ts';
 import { clinkPlaceOfObject, clinkRecommitTarget } from './tamper.ts';
 
@@ -45,7 +45,7 @@ export interface ClinkPlugOptions {
 }
 
 /** Clink's directory on a host: on the host's state filesystem (rig/state-fs.ts), which disk-full faults fill. */
-export function clinkDir(host: HostSpec): string {
+export function clinkDir(host: Pick<HostSpec, 'dataDir'>): string {
   return `${hostStateDir(host)}/clink`;
 }
 
@@ -72,6 +72,21 @@ class ClinkEngine extends EngineHosts implements Engine {
   readonly placeOfObject = clinkPlaceOfObject;
   readonly recommitTarget = clinkRecommitTarget;
   readonly opts: ClinkPlugOptions;
+
+  /**
+   * State corruption (EngineDurableFiles): the coordinator restores from its checkpoint log
+   * (a crc32 per record, durable-log.ts), from the newest completed-checkpoint record, whose
+   * `offsets` are where the sources resume. The workers' sink journal (key, uploadId; a crc32
+   * per line) is read back by no restore, only by the harness's count of pending uploads
+   * (startedUploads), which names a corrupted line in the run's log and does not count it.
+   */
+  durableFiles(host: Pick<HostSpec, 'dataDir' | 'name'>, role: EngineRole): EngineDurableFile[] {
+    const dir = clinkDir(host);
+    if (role === 'coordinator') {
+      return [{ path: `${dir}/checkpoints.log`, role, what: 'the completed-checkpoint log (crc32 per record)', writes: 'records', restoredFrom: true, restoreRecordMarker: '"t":"complete"', restoreKey: 'offsets' }];
+    }
+    return [{ path: `${dir}/journal.jsonl`, role, what: "the sink's upload journal (crc32 per line; read by no restore)", writes: 'records', restoredFrom: false }];
+  }
   #job: EngineJobSpec | null = null;
 
   constructor(opts: ClinkPlugOptions = {}) {
@@ -279,7 +294,10 @@ class ClinkEngine extends EngineHosts implements Engine {
     const out: { key: string; uploadId: string }[] = [];
     for (const host of this.workerHosts) {
       const r = await this.remote(host).exec(`cat ${shQuote(clinkDir(host))}/journal.jsonl 2>/dev/null`, { check: false });
-      for (const e of parseJsonl<{ key: string; uploadId: string }>(r.stdout)) {
+      const journal = parseJournal(r.stdout);
+      // A corrupted line is never taken as an entry, and never dropped unsaid: its upload is not counted.
+      for (const c of journal.corrupt) this.log(`clink: ${host.name}: journal.jsonl line at byte ${c.byte} fails its checksum; its upload is not counted as started: ${JSON.stringify(c.line.slice(0, 200))}`);
+      for (const e of journal.entries) {
         const k = `${e.key}\n${e.uploadId}`;
         if (!e.key || !e.uploadId || seen.has(k)) continue;
         seen.add(k);

@@ -30,7 +30,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ListMultipartUploadsCommand, S3Client, type ListMultipartUploadsCommandOutput } from '@aws-sdk/client-s3';
-import { MANDATORY_FAULT_POINTS, type Engine, type EngineContext, type EngineHealth, type EngineJobSpec, type EngineProcess, type EngineRole, type FaultPointFiring, type MutantInfo } from '../engine.ts';
+import { MANDATORY_FAULT_POINTS, type Engine, type EngineContext, type EngineDurableFile, type EngineHealth, type EngineJobSpec, type EngineProcess, type EngineRole, type FaultPointFiring, type MutantInfo } from '../engine.ts';
 import type { Remote } from '../../rig/remote.ts';
 import type { HostSpec, StoreCredentials } from '../../rig/types.ts';
 import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
@@ -165,6 +165,21 @@ class FlinkEngine extends EngineHosts implements Engine {
   }
   /** Store tamper (EngineStoreTamper): the part file committed after the latest checkpoint (tamper.ts). Part keys name no subtask or checkpoint: no placeOfObject. */
   readonly recommitTarget = flinkRecommitTarget;
+  /**
+   * State corruption (EngineDurableFiles): the JobManager's completed checkpoints' metadata
+   * (checkpoints/<job>/chk-<n>/_metadata) and, with HA, the checkpoint and job-graph handles
+   * in ha/; each written whole before ZooKeeper names it. Flink reads the metadata file at a
+   * restore; whether it notices a corrupted one is what a run shows. The TaskManagers keep
+   * no local state here (the heap backend, no local recovery).
+   */
+  durableFiles(host: Pick<HostSpec, 'dataDir' | 'name'>, role: EngineRole): EngineDurableFile[] {
+    if (role !== 'coordinator') return [];
+    const dir = flinkStateDir(host);
+    return [
+      { path: `${dir}/checkpoints/*/chk-*/_metadata`, glob: true, role, what: "a completed checkpoint's metadata", writes: 'whole', restoredFrom: true },
+      ...(this.opts.noHa ? [] : [{ path: `${dir}/ha/*/completedCheckpoint*`, glob: true, role, what: "ZooKeeper HA's completed-checkpoint handle", writes: 'whole' as const, restoredFrom: true }]),
+    ];
+  }
   readonly opts: FlinkPlugOptions;
   #job: EngineJobSpec | null = null;
   /** The newest refusal of an object in the job's exception history (tamper.ts), kept across JobManager restarts (whose history starts empty). */

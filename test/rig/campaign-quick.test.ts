@@ -35,7 +35,8 @@ t.test('quick campaign passes', async (t) => {
   // quick.yaml is the seed's battery (the kinds QUAL-03 called "Unknown" are unknowns.yaml's):
   // it plans each of the seed's seven kinds, and every kind it plans landed and recovered.
   const plannedKinds = new Set(chaos.filter((c) => c.phase === 'planned').map((c) => c.kind));
-  const unknownKinds: readonly FaultKind[] = ['process-pause', 'store-tamper', 'disk-full', 'clock-step'];
+  // Beyond the seed's battery: unknowns.yaml's kinds, and corruption.yaml's.
+  const unknownKinds: readonly FaultKind[] = ['process-pause', 'store-tamper', 'disk-full', 'clock-step', 'state-corruption', 'lost-unsynced-writes', 'store-bitrot'];
   for (const kind of FAULT_KINDS.filter((k) => !unknownKinds.includes(k))) t.ok(plannedKinds.has(kind), `${kind} planned`);
   for (const kind of plannedKinds) {
     t.ok(chaos.some((c) => c.kind === kind && c.phase === 'landed' && recovered.has(c.faultId)), `${kind} landed and recovered`);

@@ -22,6 +22,7 @@ import { offsetsOffByOne } from './offsets-off-by-one.ts';
 import { stallFlush } from './stall-flush.ts';
 import { tornLogAppend } from './torn-log-append.ts';
 import { trustExistingObject } from './trust-existing-object.ts';
+import { uncheckedLog } from './unchecked-log.ts';
 import { zeroByteCommit } from './zero-byte-commit.ts';
 
 export type { ProtocolSeams, SeamsFactory, SinkSeamContext, WorkerSeamContext } from './seams.ts';
@@ -39,6 +40,7 @@ export const CLINK_MUTANT_NAMES = [
   'latest-by-wallclock',
   'torn-log-append',
   'trust-existing-object',
+  'unchecked-log',
 ] as const;
 /** A mutant's name: a closed union, so a comparison with a misspelt name does not compile. */
 export type ClinkMutant = (typeof CLINK_MUTANT_NAMES)[number];
@@ -124,6 +126,13 @@ export const CLINK_MUTANTS: readonly (MutantInfo & { name: ClinkMutant })[] = [
     caughtBy: ['acceptedForeign'],
     exposedBy: ['store-tamper'],
   },
+  {
+    name: 'unchecked-log',
+    mechanism:
+      'The coordinator reads its checkpoint log without verifying the records\' checksums, so a record corrupted at rest (a bit flipped in a source offset, say) is restored from as written, and a corrupted last record is dropped as if it were a torn append: the job restores offsets that were never checkpointed, or an older checkpoint whose successors were already committed. Only a corruption of the log at rest exposes it.',
+    caughtBy: ['duplicates', 'gaps'],
+    exposedBy: ['state-corruption'],
+  },
 ];
 
 export const MUTANT_NAMES: readonly ClinkMutant[] = CLINK_MUTANTS.map((m) => m.name);
@@ -149,6 +158,7 @@ const MUTANT_SEAMS: Record<ClinkMutant, SeamsFactory> = {
   'latest-by-wallclock': latestByWallclock,
   'torn-log-append': tornLogAppend,
   'trust-existing-object': trustExistingObject,
+  'unchecked-log': uncheckedLog,
 };
 
 /**

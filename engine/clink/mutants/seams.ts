@@ -61,8 +61,11 @@ export interface ProtocolSeams {
   startOffset?(checkpointed: number): number;
 
   // --- The coordinator (engine/clink/coordinator.ts, engine/clink/assign.ts) ---
-  /** The checkpoint log (correct: a failed append is cut back and stops the coordinator). */
-  checkpointLog?: { keepTornAppends: boolean; stopOnFailedAppend: boolean };
+  /**
+   * The checkpoint log (correct: a failed append is cut back and stops the coordinator; every
+   * record's checksum is verified when the log is read, `uncheckedRecords` absent or false).
+   */
+  checkpointLog?: { keepTornAppends: boolean; stopOnFailedAppend: boolean; uncheckedRecords?: boolean };
   /** Whether a completed checkpoint replaces the current last one (correct: always; the log's order says which is newer). */
   supersedes?(rec: CompletedCheckpoint, current: CompletedCheckpoint): boolean;
 }

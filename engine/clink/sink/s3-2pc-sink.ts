@@ -5,7 +5,7 @@
  *
  *  - write(): buffers lines in memory.
  *  - prepare(C, E): uploads the buffer as the parts of a multipart upload at a key unique to
- *    (subtask, epoch, checkpoint), journals (key, uploadId) durably, and returns the handle
+ *    (subtask, epoch, checkpoint), journals (key, uploadId) durably (a crc32 per line), and returns the handle
  *    (parts, sizes, record count, a random token stored as metadata, and the multipart ETag
  *    the committed object must have). Nothing is visible yet.
  *  - commit(C, E, handles) / recover(handles, E'): CompleteMultipartUpload, idempotently.
@@ -38,6 +38,7 @@ import { MUTANT_NAMES, namedMutant, seamsFor, type SinkSeamContext } from '../mu
 import type { S3Settings, Sink, SinkContext, SinkFactory, UploadHandle, UploadPart } from './sink-api.ts';
 import { retry, RetryStoppedError } from '../../../lib/retry.ts';
 import { clinkObjectKey } from './keys.ts';
+import { decodeLine, encodeRecord } from '../durable-log.ts';
 
 export const SINK_FAMILY = 's3_2pc_sink';
 /** MinIO (and S3) refuse a non-last part smaller than this. */
@@ -151,7 +152,44 @@ export interface JournalEntry {
   orphan?: boolean;
 }
 
-/** Reads a journal written by the sink; a torn last line (a kill mid-append) is ignored. */
+/** A journal's entries, and its lines that are complete but fail their checksum (corrupted at rest), by byte offset. */
+export interface ParsedJournal {
+  entries: JournalEntry[];
+  corrupt: { byte: number; line: string }[];
+}
+
+/**
+ * Parses the sink's journal. Each line is `<crc32 as 8 hex digits> <json>` (durable-log.ts's
+ * record format, since the journal is checked like the checkpoint log); a line that begins
+ * with `{` is the earlier format, plain JSON without a checksum, read as before. A last line
+ * without its newline is a torn append (a kill mid-append) and ignored; a complete line that
+ * fails its checksum, or does not parse, is reported in `corrupt`, never taken as an entry.
+ */
+export function parseJournal(text: string): ParsedJournal {
+  const entries: JournalEntry[] = [];
+  const corrupt: { byte: number; line: string }[] = [];
+  const lines = text.split('\n');
+  let byte = 0;
+  lines.forEach((line, i) => {
+    const at = byte;
+    byte += Buffer.byteLength(line) + 1;
+    if (!line.trim()) return;
+    const complete = i < lines.length - 1;
+    let e: JournalEntry | undefined;
+    if (line.startsWith('{')) {
+      try {
+        e = JSON.parse(line) as JournalEntry;
+      } catch {
+        e = undefined;
+      }
+    } else e = decodeLine<JournalEntry>(line);
+    if (e && typeof e.key === 'string' && typeof e.uploadId === 'string') entries.push(e);
+    else if (complete) corrupt.push({ byte: at, line });
+  });
+  return { entries, corrupt };
+}
+
+/** Reads a journal written by the sink (parseJournal); a torn last line (a kill mid-append) is ignored, corrupt lines are dropped. */
 export async function readJournal(file: string): Promise<JournalEntry[]> {
   let text: string;
   try {
@@ -160,24 +198,14 @@ export async function readJournal(file: string): Promise<JournalEntry[]> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
   }
-  const out: JournalEntry[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const e = JSON.parse(line) as JournalEntry;
-      if (typeof e.key === 'string' && typeof e.uploadId === 'string') out.push(e);
-    } catch {
-      /* torn line */
-    }
-  }
-  return out;
+  return parseJournal(text).entries;
 }
 
 async function appendJournal(file: string, entry: JournalEntry): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const fh = await open(file, 'a');
   try {
-    await fh.write(JSON.stringify(entry) + '\n');
+    await fh.write(encodeRecord(entry));
     await fh.sync();
   } finally {
     await fh.close();

@@ -48,6 +48,7 @@ const EXPECTED: Record<(typeof CLINK_MUTANT_NAMES)[number], { kinds: string[]; s
   'latest-by-wallclock': { kinds: ['clock-step', 'worker-kill'], slots: 2, compositions: ['clock-back-during-restore'] },
   'torn-log-append': { kinds: ['disk-full', 'coordinator-kill'], slots: 2, compositions: ['full-disk-then-coordinator-restart'] },
   'trust-existing-object': { kinds: ['store-tamper', 'worker-kill'], slots: 2, compositions: ['foreign-object-at-recommit'] },
+  'unchecked-log': { kinds: ['state-corruption'], slots: 2 },
 };
 
 t.test('campaigns/mutants.yaml: every mutant has its own schedule, resolved for its run', async (t) => {
@@ -132,13 +133,13 @@ t.test('overrides apply on top of a mutant schedule and travel with a replay', a
   const run = applyOverrides(campaignForMutant(c, 'no-fencing'), { soakS: 120 });
   t.equal(run.workload.soakS, 120);
   t.same(run.overrides, {
-    mutantSchedule: { mutant: 'no-fencing', soakS: { old: 300, new: 90 }, faultSlots: { old: 13, new: 2 } },
+    mutantSchedule: { mutant: 'no-fencing', soakS: { old: 300, new: 90 }, faultSlots: { old: 14, new: 2 } },
     soakS: { old: 90, new: 120 },
     schedule: { spacingS: { old: 15, new: 20 }, jitterS: { old: 3, new: 4 } },
   });
   t.equal(
     describeOverrides(run.overrides),
-    "mutant no-fencing's own schedule (perMutant): soak 300 s → 90 s, fault slots 13 → 2, soak 90 s → 120 s, spacing 15 s → 20 s, jitter 3 s → 4 s (stretched with the soak)",
+    "mutant no-fencing's own schedule (perMutant): soak 300 s → 90 s, fault slots 14 → 2, soak 90 s → 120 s, spacing 15 s → 20 s, jitter 3 s → 4 s (stretched with the soak)",
     'the longer soak stretches the schedule by 120 / 90',
   );
   t.throws(() => applyOverrides(campaignForMutant(c, 'stall-flush'), { soakS: 40 }), /does not fit in 40 s: startAfterS 10 s \+ 3 fault slots/, '--soak is checked against the mutant schedule');
@@ -259,16 +260,16 @@ t.test('CLI: campaign plan --mutant plans that mutant\'s schedule; --json record
   const expected = campaignForMutant(loadForEngine(FILE).campaign, 'no-fencing');
   t.same(doc.faults, planCampaign(expected), "the mutant's timeline");
   t.match(doc.header, { campaign: 'mutants', soakS: 90, faultCount: 2, engine: { name: 'clink', mutant: 'no-fencing' } });
-  t.same((doc.header.overrides as Record<string, unknown>).mutantSchedule, { mutant: 'no-fencing', soakS: { old: 300, new: 90 }, faultSlots: { old: 13, new: 2 } });
+  t.same((doc.header.overrides as Record<string, unknown>).mutantSchedule, { mutant: 'no-fencing', soakS: { old: 300, new: 90 }, faultSlots: { old: 14, new: 2 } });
   const table = run(['--mutant', 'torn-log-append']);
   t.equal(table.status, 0, table.stderr);
   t.match(table.stdout, /soak 2 min\b/);
   t.match(table.stdout, /compositions: 2 \(full-disk-then-coordinator-restart ×2\)/);
-  t.match(table.stdout, /^overrides: mutant torn-log-append's own schedule \(perMutant\): soak 300 s → 120 s, fault slots 13 → 2$/m);
+  t.match(table.stdout, /^overrides: mutant torn-log-append's own schedule \(perMutant\): soak 300 s → 120 s, fault slots 14 → 2$/m);
   const control = run(['--json']);
   t.equal(control.status, 0, control.stderr);
   const cdoc = JSON.parse(control.stdout) as { header: Record<string, unknown> };
-  t.match(cdoc.header, { soakS: 300, faultCount: 17, overrides: {}, engine: { mutant: 'none' } });
+  t.match(cdoc.header, { soakS: 300, faultCount: 18, overrides: {}, engine: { mutant: 'none' } });
   const bad = run(['--mutant', 'no-such']);
   t.equal(bad.status, 254);
   t.match(bad.stderr, /--mutant: unknown mutant 'no-such' for engine clink/);

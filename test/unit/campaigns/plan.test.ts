@@ -54,7 +54,7 @@ t.test("a composition marked last runs after every other slot; the rest of the t
 });
 
 t.test('every battery fault and every composition step appears, at the right offsets, inside the soak', async (t) => {
-  for (const name of ['quick', 'qual03-smoke', 'qual03', 'flink-quick', 'flink-qual03', 'unknowns']) {
+  for (const name of ['quick', 'qual03-smoke', 'qual03', 'flink-quick', 'flink-qual03', 'unknowns', 'corruption']) {
     const c = load(name);
     const plan = planCampaign(c);
     t.same(actualFaults(plan), expectedFaults(c), `${name}: the battery, expanded`);
@@ -112,10 +112,14 @@ t.test('quick: every kind, every mandatory point, the recovery points, the decis
   const plan = planCampaign(c);
   const totals = totalsByKind(plan);
   // quick is the seed's battery; the kinds beyond it (process-pause, store-tamper, disk-full, clock-step) are campaigns/unknowns.yaml's.
+  // The disk- and store-corruption kinds are campaigns/corruption.yaml's.
   const unknownKinds = ['process-pause', 'store-tamper', 'disk-full', 'clock-step'];
-  for (const k of FAULT_KINDS.filter((x) => !unknownKinds.includes(x))) t.ok(totals[k] >= 1, `${k} at least once`);
+  const corruptionKinds = ['state-corruption', 'lost-unsynced-writes', 'store-bitrot'];
+  for (const k of FAULT_KINDS.filter((x) => !unknownKinds.includes(x) && !corruptionKinds.includes(x))) t.ok(totals[k] >= 1, `${k} at least once`);
   const unknowns = totalsByKind(planCampaign(load('unknowns')));
   for (const k of unknownKinds) t.ok(unknowns[k as keyof typeof unknowns] >= 1, `${k} at least once in unknowns.yaml`);
+  const corruption = totalsByKind(planCampaign(load('corruption')));
+  for (const k of corruptionKinds) t.ok(corruption[k as keyof typeof corruption] >= 1, `${k} at least once in corruption.yaml`);
   const points = new Set(plan.map((f) => f.point));
   for (const p of [...MANDATORY_FAULT_POINTS, 'sink.recover.before-commit', 'sink.recover.after-commit']) t.ok(points.has(p), `${p} covered`);
   const decisive = plan.filter((f) => f.composition === 'store-down-during-worker-recovery#1');

@@ -44,8 +44,11 @@ t.test("the generated faultFields enforce each spec: required fields required, o
   const check = ajv.compile(faultFieldsDefinition());
   for (const k of FAULT_KINDS) {
     const { required, optional } = FAULT_SPECS[k].fields;
-    const whole = Object.fromEntries([...required, ...optional].map((f) => [f, SAMPLE[f]]));
+    const variants = FAULT_SPECS[k].variants;
+    const whole = Object.fromEntries([...required, ...optional].map((f) => [f, f === 'variant' && variants ? variants[0] : SAMPLE[f]]));
     t.ok(check({ kind: k, ...whole }), `${k}: its required and optional fields pass`);
+    for (const v of variants ?? []) t.ok(check({ kind: k, ...whole, variant: v }), `${k}: variant ${v} passes`);
+    if (variants) t.notOk(check({ kind: k, ...whole, variant: 'no-such-variant' }), `${k}: a variant it does not have is refused`);
     for (const f of required) {
       const less: Record<string, unknown> = { kind: k, ...whole };
       delete less[f];
@@ -53,4 +56,6 @@ t.test("the generated faultFields enforce each spec: required fields required, o
     }
     for (const f of FAULT_FIELDS.filter((x) => !required.includes(x) && !optional.includes(x))) t.notOk(check({ kind: k, ...whole, [f]: SAMPLE[f] }), `${k}: ${f} is refused`);
   }
+  t.notOk(check({ kind: 'state-corruption', variant: 'overwrite' }), "state-corruption: store-tamper's variant is refused");
+  t.notOk(check({ kind: 'store-tamper', variant: 'bitflip' }), "store-tamper: state-corruption's variant is refused");
 });

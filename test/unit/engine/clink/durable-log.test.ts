@@ -44,6 +44,38 @@ t.test('a complete line with a bad checksum ends the good prefix', async (t) => 
   t.equal(parsed.goodBytes, Buffer.byteLength(good));
 });
 
+t.test('a complete last line that fails its checksum is corruption at rest: opening refuses it (a torn append never ends in its newline)', async (t) => {
+  const file = path.join(tmp(), 'cp.log');
+  const good = encodeRecord({ id: 1 });
+  const flipped = encodeRecord({ id: 2, offsets: { '0': 2405 } }).replace('2405', '2404');
+  writeFileSync(file, good + flipped);
+  const parsed = parseLog(readFileSync(file));
+  t.equal(parsed.recordsAfterTear, 0);
+  t.equal(parsed.badLineComplete, true);
+  t.throws(() => DurableLog.open(file), { name: 'DurableLogCorruptError', atRest: true, message: `the complete line at byte ${Buffer.byteLength(good)} fails its checksum (a record corrupted at rest, not a torn append)` });
+  t.equal(readFileSync(file, 'utf8'), good + flipped, 'nothing cut: the record stays for whoever repairs it');
+  // Cut before its newline, the same bytes are a torn append, cut as before.
+  writeFileSync(file, good + flipped.slice(0, -1));
+  const torn = DurableLog.open<{ id: number }>(file);
+  t.same(torn.records, [{ id: 1 }]);
+  torn.log.close();
+});
+
+t.test('MUTANT unchecked-log reads a flipped record as written; MUTANT torn-log-append reads the prefix', async (t) => {
+  const file = path.join(tmp(), 'cp.log');
+  const flipped = encodeRecord({ id: 2, offsets: { '0': 2405 } }).replace('2405', '2404');
+  writeFileSync(file, encodeRecord({ id: 1 }) + flipped);
+  const unchecked = DurableLog.open<{ id: number; offsets?: Record<string, number> }>(file, { uncheckedRecords: true });
+  t.same(unchecked.records, [{ id: 1 }, { id: 2, offsets: { '0': 2404 } }], 'the wrong offset, restored from');
+  unchecked.log.close();
+  writeFileSync(file, encodeRecord({ id: 1 }) + encodeRecord({ id: 2 }).replace('"id":2', '"id":x'));
+  const dropped = DurableLog.open<{ id: number }>(file, { uncheckedRecords: true });
+  t.same(dropped.records, [{ id: 1 }], 'a corrupted last line that no longer parses: dropped as if torn, silently');
+  dropped.log.close();
+  writeFileSync(file, encodeRecord({ id: 1 }) + flipped);
+  t.same(DurableLog.open<{ id: number }>(file, { tornAppends: true }).records, [{ id: 1 }]);
+});
+
 t.test('a record cut exactly before its newline is torn, not accepted', async (t) => {
   const rec = encodeRecord({ id: 9 });
   const parsed = parseLog(encodeRecord({ id: 1 }) + rec.slice(0, -1));

@@ -61,6 +61,7 @@ t.test('every mutant overrides at least one protocol step; no mutant overrides n
     'latest-by-wallclock': ['supersedes'],
     'torn-log-append': ['checkpointLog'],
     'trust-existing-object': ['acceptForeignObject'],
+    'unchecked-log': ['checkpointLog'],
   });
   t.equal(namedMutant(undefined), undefined);
   t.equal(namedMutant('none'), undefined);
@@ -175,4 +176,5 @@ t.test('the subtask and coordinator seams', async (t) => {
   t.equal(sup(cp(6, '2026-01-01T00:00:16.000Z'), cp(5, '2026-01-01T00:01:08.000Z')), false, 'a later checkpoint with an earlier time does not supersede');
   t.equal(sup(cp(6, '2026-01-01T00:01:16.000Z'), cp(5, '2026-01-01T00:01:08.000Z')), true);
   t.same(seamsFor('torn-log-append').checkpointLog, { keepTornAppends: true, stopOnFailedAppend: false });
+  t.same(seamsFor('unchecked-log').checkpointLog, { keepTornAppends: false, stopOnFailedAppend: true, uncheckedRecords: true }, 'unchecked-log: only the checksums go; appends as the correct log');
 });

@@ -19,6 +19,7 @@ import {
   createS3Sink,
   listPendingUploads,
   multipartEtag,
+  parseJournal,
   readJournal,
   splitParts,
 } from '../../../../../engine/clink/sink/s3-2pc-sink.ts';
@@ -480,6 +481,22 @@ t.test('readJournal ignores a torn last line', async (t) => {
   t.match(readFileSync(r.journal, 'utf8'), /"uploadId":"up-1"/);
 });
 
+t.test('the journal is written a crc32 per line; parseJournal reads old plain-JSON lines too, ignores a torn tail, and names corrupted lines', async (t) => {
+  const r = await mkSink();
+  await stageAndCommit(r, 1, 1, [line(0, 1)]);
+  const text = readFileSync(r.journal, 'utf8');
+  t.match(text, /^[0-9a-f]{8} \{"key":"[^"]+","uploadId":"up-1",/, 'checksum, space, JSON');
+  const checked = text.trimEnd();
+  const old = JSON.stringify({ key: 'k0', uploadId: 'u0', t: '2026-12-01T00:00:00.000Z' });
+  const flipped = checked.replace('up-1', 'up-3');
+  const all = `${old}\n${checked}\n${flipped}\n${checked.slice(0, 20)}`;
+  const parsed = parseJournal(all);
+  t.same(parsed.entries.map((e) => e.uploadId), ['u0', 'up-1'], 'the earlier format and the checked line; not the flipped one, not the torn tail');
+  t.same(parsed.corrupt, [{ byte: Buffer.byteLength(`${old}\n${checked}\n`), line: flipped }], 'the flipped line named by its byte offset');
+  t.same(parseJournal(`${checked}\n{"key":"x"}\n`).corrupt.map((c) => c.line), ['{"key":"x"}'], 'a complete old-format line without an uploadId is corrupt too');
+  t.same(parseJournal(''), { entries: [], corrupt: [] });
+});
+
 // ---------------------------------------------------------------------------------------
 // Mutants: each differs from the correct sink in the intended way.
 
@@ -498,6 +515,7 @@ t.test('mutant registry covers every mutant', async (t) => {
       'stall-flush',
       'torn-log-append',
       'trust-existing-object',
+      'unchecked-log',
       'zero-byte-commit',
     ],
   );

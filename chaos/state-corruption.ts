@@ -1,0 +1,275 @@
+/**
+ * State corruption: a record in one of the engine's durable files (the files it restores
+ * from after its own death, declared by the plug: Engine.durableFiles) is corrupted at rest,
+ * as a failing disk or a torn sector would leave it, and the engine is started again so that
+ * it reads it. The bug class: a checkpoint restored from a corrupted state file, a torn
+ * write accepted as a record, both silent.
+ *
+ * Variants (PlannedFault.variant):
+ *  - bitflip: one bit of the newest record flipped (of the newest record a restore reads, when
+ *    the plug names them: EngineDurableFile.restoreRecordMarker). In a record of JSON text,
+ *    the bit is the lowest of the last digit of a number (0↔1, 2↔3, ...; under the key a
+ *    restore resumes from, EngineDurableFile.restoreKey, when there is one), so the record
+ *    still parses and only a checksum can tell: the hardest single flip for a reader. In a
+ *    binary file, or a record with no number, the lowest bit of any byte.
+ *  - torn:    the second half of the newest record zeroed, its length and its newline kept
+ *    (what a write torn at a sector boundary leaves on a filesystem that allocated the
+ *    blocks but never wrote them). In a file written whole, its second half (at most 4 KiB).
+ *
+ * The owning process is SIGKILLed first (a running process holds what it read; the
+ * corruption is at rest when it next reads), the bytes are patched in place, read back, and
+ * the process started again. Landing evidence: the file, what it holds, the offset, the
+ * bytes before and after (hex), the killed and the restarted PID. Heal: the process is
+ * watched for its reaction (REACTION_WATCH_MS, or durationS when longer). If it stopped (the
+ * engine refused the file: the "stops loudly" branch), the last lines of its output are
+ * recorded, the original bytes are written back (an operator's repair from a replica) and
+ * the process started again, recorded as `stopped` with `repaired`; if it stayed up, it went
+ * on from something, recorded as `running`, and the oracle judges what it committed.
+ */
+import { createHash } from 'node:crypto';
+import type { EngineDurableFile, EngineRole } from '../engine/engine.ts';
+import { CORRUPTION_VARIANTS, type CorruptionVariant } from '../lib/evidence.ts';
+import type { Remote } from '../rig/remote.ts';
+import { killService } from '../rig/faults.ts';
+import { sleep } from '../lib/sleep.ts';
+import { serviceDir, shQuote } from '../rig/process.ts';
+import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
+
+export { CORRUPTION_VARIANTS, type CorruptionVariant };
+
+/** How long the heal watches the restarted process for a refusal (it reads its state at start). */
+export const REACTION_WATCH_MS = 10_000;
+
+/** At most this many bytes are zeroed by a torn corruption of a file written whole. */
+export const MAX_TORN_BYTES = 4096;
+
+/**
+ * The bytes of the newest newline-terminated record (containing `marker`, when given):
+ * [start, end) without its newline; null when there is none. A tail without its newline is
+ * a torn append, not a record.
+ */
+export function newestRecord(content: Buffer, marker?: string): { start: number; end: number } | null {
+  let end = content.lastIndexOf(0x0a);
+  while (end >= 0) {
+    const start = end === 0 ? 0 : content.lastIndexOf(0x0a, end - 1) + 1;
+    if (end > start && (marker === undefined || content.subarray(start, end).includes(marker))) return { start, end };
+    end = start - 1;
+  }
+  return null;
+}
+
+/**
+ * The offsets of the last digits of the JSON numbers (outside strings) in [start, end), or
+ * only of those in the value of `key` when the record has that key: flipping the lowest bit
+ * of such a digit keeps the JSON valid (no leading zero is made).
+ */
+export function numberLastDigits(content: Buffer, start: number, end: number, key?: string): number[] {
+  let from = start;
+  let to = end;
+  if (key !== undefined) {
+    const at = content.subarray(start, end).indexOf(`${JSON.stringify(key)}:`);
+    if (at >= 0) {
+      from = start + at + Buffer.byteLength(JSON.stringify(key)) + 1;
+      to = valueEnd(content, from, end);
+    }
+  }
+  const out: number[] = [];
+  let inString = false;
+  for (let i = from; i < to; i++) {
+    const c = content[i]!;
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) inString = true;
+    else if (isDigit(c) && !(i + 1 < to && isDigit(content[i + 1]!))) out.push(i);
+  }
+  return out;
+}
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/** Where the JSON value starting at `from` ends (exclusive), scanning no further than `end`. */
+function valueEnd(content: Buffer, from: number, end: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = from; i < end; i++) {
+    const c = content[i]!;
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (depth === 0) return i;
+      depth--;
+      if (depth === 0) return i + 1;
+    } else if (c === 0x2c && depth === 0) return i;
+  }
+  return end;
+}
+
+/** A planned corruption: what is written where, and what was there. */
+export interface CorruptionPlan {
+  variant: CorruptionVariant;
+  /** The record (or the file) it falls in: [start, end). */
+  record: { start: number; end: number };
+  offset: number;
+  before: Buffer;
+  after: Buffer;
+}
+
+/** A number in [0, n) drawn from the fault's id and a purpose, so that a plan is the same on replay. */
+export function seededIndex(seed: string, purpose: string, n: number): number {
+  if (n <= 0) throw new RangeError('seededIndex: empty range');
+  return createHash('sha256').update(`${seed}\0${purpose}`).digest().readUInt32BE(0) % n;
+}
+
+/**
+ * What a corruption of this variant changes in this content (pure): the newest record of a
+ * file of records, or the whole of a file written whole. Null when there is nothing to corrupt.
+ */
+export function planCorruption(
+  content: Buffer,
+  file: Pick<EngineDurableFile, 'writes' | 'restoreRecordMarker' | 'restoreKey'>,
+  variant: CorruptionVariant,
+  seed: string,
+): CorruptionPlan | null {
+  const writes = file.writes;
+  const record = writes === 'records' ? (newestRecord(content, file.restoreRecordMarker) ?? newestRecord(content)) : content.length > 0 ? { start: 0, end: content.length } : null;
+  if (!record) return null;
+  const len = record.end - record.start;
+  if (variant === 'bitflip') {
+    let digits = writes === 'records' ? numberLastDigits(content, record.start, record.end, file.restoreKey) : [];
+    if (digits.length === 0 && writes === 'records') digits = numberLastDigits(content, record.start, record.end);
+    const offset = digits.length > 0 ? digits[seededIndex(seed, 'bitflip', digits.length)]! : record.start + seededIndex(seed, 'bitflip', len);
+    const before = Buffer.from(content.subarray(offset, offset + 1));
+    return { variant, record, offset, before, after: Buffer.from([before[0]! ^ 0x01]) };
+  }
+  const tornLen = writes === 'records' ? len - Math.floor(len / 2) : Math.min(MAX_TORN_BYTES, len - Math.floor(len / 2));
+  const offset = record.end - tornLen;
+  const before = Buffer.from(content.subarray(offset, record.end));
+  return { variant, record, offset, before, after: Buffer.alloc(tornLen) };
+}
+
+/** The content with the plan applied (pure; what the file holds after the patch). */
+export function applyCorruption(content: Buffer, plan: Pick<CorruptionPlan, 'offset' | 'after'>): Buffer {
+  const out = Buffer.from(content);
+  plan.after.copy(out, plan.offset);
+  return out;
+}
+
+/** A shell command that writes these bytes at this offset of the file in place, and fsyncs it. */
+export function patchCommand(file: string, offset: number, bytes: Buffer): string {
+  const octal = [...bytes].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('');
+  return `printf '${octal}' | dd of=${shQuote(file)} bs=1 seek=${offset} conv=notrunc,fsync status=none`;
+}
+
+/** Writes the bytes in place on the host and reads them back; throws when they do not read back. */
+export async function patchFile(remote: Remote, file: string, offset: number, bytes: Buffer): Promise<void> {
+  await remote.exec(patchCommand(file, offset, bytes));
+  const now = await remote.readFile(file);
+  if (!now.subarray(offset, offset + bytes.length).equals(bytes)) throw new Error(`${file}: the bytes written at ${offset} do not read back`);
+}
+
+/** The declared durable files of this process that exist and are not empty, globs expanded; those it restores from first. */
+export async function existingDurableFiles(remote: Remote, declared: readonly EngineDurableFile[]): Promise<EngineDurableFile[]> {
+  const out: EngineDurableFile[] = [];
+  for (const d of [...declared].sort((a, b) => Number(b.restoredFrom) - Number(a.restoredFrom))) {
+    const r = await remote.exec(d.glob ? `for f in ${d.path}; do [ -f "$f" ] && [ -s "$f" ] && echo "$f"; done; true` : `[ -s ${shQuote(d.path)} ] && echo ${shQuote(d.path)}; true`, { check: false });
+    for (const f of r.stdout.split('\n').filter(Boolean)) out.push({ ...d, path: f, glob: false });
+  }
+  return out;
+}
+
+export const stateCorruption: FaultPackage = {
+  kind: 'state-corruption',
+  spec: {
+    label: "A record of the engine's durable state corrupted at rest (a bit flipped or a write torn), then the owner restarted",
+    summary: "the newest record of a file the engine restores from (declared by its plug) has a bit flipped or its second half zeroed while its process is down; the process is started again.",
+    colour: '#ffbb78',
+    targets: { roles: ['coordinator', 'worker'], what: 'the coordinator or workers', defaultRoles: ['coordinator'] },
+    fields: { required: ['variant'], optional: ['durationS'] },
+    variants: CORRUPTION_VARIANTS,
+    evidence: 'the file, the offset, the bytes before and after, the killed and restarted PID; at the heal whether the process refused the file (its last lines, then repaired and restarted) or ran on',
+  },
+  async inject(fault, ctx) {
+    const variant = fault.variant as CorruptionVariant | undefined;
+    if (!variant || !(CORRUPTION_VARIANTS as readonly string[]).includes(variant)) throw new FaultNotLanded(`state-corruption needs a variant, one of ${CORRUPTION_VARIANTS.join(', ')} (got ${String(fault.variant)})`);
+    const host = targetOrFirst(fault, ctx.rig, 'coordinator');
+    const spec = ctx.rig.hosts.find((h) => h.name === host);
+    if (!spec) throw new FaultNotLanded(`no host named ${host} in the rig`);
+    const proc = (await ctx.engine.processes()).find((p) => p.host === host);
+    if (!proc) throw new FaultNotLanded(`no engine process on ${host}`);
+    const role: EngineRole = proc.role;
+    const declared = ctx.engine.durableFiles?.(spec, role) ?? [];
+    if (declared.length === 0) throw new FaultNotLanded(`the ${ctx.engine.name} plug declares no durable files for its ${role}`, { host, role });
+    const remote = ctx.remote(host);
+    const files = (await existingDurableFiles(remote, declared)).filter((f, _, all) => f.restoredFrom || !all.some((x) => x.restoredFrom));
+    if (files.length === 0) throw new FaultNotLanded(`none of the ${role}'s durable files on ${host} exists yet`, { host, role, declared: declared.map((d) => d.path) });
+    const file = files[seededIndex(fault.id, 'file', files.length)]!;
+    let killed;
+    try {
+      killed = await killService(remote, proc.service);
+    } catch (err) {
+      throw new FaultNotLanded((err as Error).message, { host, role });
+    }
+    // Read after the kill: the file as the next start will find it.
+    const content = await remote.readFile(file.path);
+    const plan = planCorruption(content, file, variant, fault.id);
+    if (!plan) {
+      await ctx.engine.restart(host, role);
+      throw new FaultNotLanded(`${file.path} holds no complete record to corrupt`, { host, role, file: file.path, size: content.length });
+    }
+    try {
+      await patchFile(remote, file.path, plan.offset, plan.after);
+    } catch (err) {
+      await patchFile(remote, file.path, plan.offset, plan.before).catch(() => {});
+      await ctx.engine.restart(host, role).catch(() => {});
+      throw new FaultNotLanded((err as Error).message, { host, role, file: file.path });
+    }
+    ctx.log(`state-corruption ${variant}: ${host}:${file.path} at byte ${plan.offset}: ${plan.before.toString('hex')} → ${plan.after.toString('hex')}`);
+    let restartedPid: number | null = null;
+    let restartError: string | null = null;
+    try {
+      restartedPid = (await ctx.engine.restart(host, role)).pid;
+    } catch (err) {
+      restartError = (err as Error).message;
+    }
+    const evidence = {
+      host,
+      role,
+      variant,
+      file: file.path,
+      what: file.what,
+      fileBytes: content.length,
+      record: plan.record,
+      offset: plan.offset,
+      length: plan.after.length,
+      before: plan.before.toString('hex'),
+      after: plan.after.toString('hex'),
+      killedPid: killed.pid,
+      restartedPid,
+      ...(restartError ? { restartError } : {}),
+    };
+    return {
+      evidence,
+      async heal() {
+        const watchUntil = Date.now() + Math.max(0, REACTION_WATCH_MS - (fault.durationS ?? 0) * 1000);
+        let now = (await ctx.engine.processes()).find((p) => p.host === host && p.role === role);
+        while (now?.pid != null && Date.now() < watchUntil) {
+          await sleep(500);
+          now = (await ctx.engine.processes()).find((p) => p.host === host && p.role === role);
+        }
+        if (now?.pid != null) return { host, role, reaction: 'running', pid: now.pid };
+        const tail = await remote.exec(`tail -n 5 ${shQuote(`${serviceDir(remote, proc.service)}/out.log`)} 2>/dev/null`, { check: false });
+        await patchFile(remote, file.path, plan.offset, plan.before);
+        const again = await ctx.engine.restart(host, role);
+        return { host, role, reaction: 'stopped', lastLines: tail.stdout.split('\n').filter(Boolean), repaired: { file: file.path, offset: plan.offset, bytes: plan.before.toString('hex') }, restartedPid: again.pid };
+      },
+    };
+  },
+};
