@@ -452,7 +452,12 @@ function rigWords(p: RunEvidence['provenance']): string {
 }
 
 /** QUAL-03's "Unknown" fault classes, and the harness's kind that takes one out of Unknown when it landed (none takes out the corruptions). */
-const QUAL03_UNKNOWN: { words: string; shownBy?: FaultKind }[] = [{ words: 'disk corruption' }, { words: 'object-store data corruption' }, { words: 'clock steps', shownBy: 'clock-step' }];
+/** QUAL-03's Unknown classes, and the fault kinds whose landing shows each (docs/faults.md). */
+const QUAL03_UNKNOWN: { words: string; shownBy: FaultKind[] }[] = [
+  { words: 'disk corruption', shownBy: ['state-corruption', 'lost-unsynced-writes'] },
+  { words: 'object-store data corruption', shownBy: ['store-bitrot'] },
+  { words: 'clock steps', shownBy: ['clock-step'] },
+];
 
 function boundaries(x: Ctx): string[] {
   const { ev, outcomes } = x;
@@ -492,14 +497,18 @@ function boundaries(x: Ctx): string[] {
   );
   const unscheduled = FAULT_KINDS.filter((k) => !kinds.find((s) => s.kind === k && s.planned > 0));
   const landed = (k: FaultKind) => outcomes.filter((o) => o.kind === k && o.planned !== undefined && o.landedAt !== undefined).length;
-  const unknown = QUAL03_UNKNOWN.filter((u) => !u.shownBy || landed(u.shownBy) === 0).map((u) => u.words);
-  const notUnknown = QUAL03_UNKNOWN.filter((u) => u.shownBy && landed(u.shownBy) > 0).map((u) => `${u.words} (${plural(landed(u.shownBy!), `${u.shownBy} fault`)} landed in this run)`);
+  const shown = (u: (typeof QUAL03_UNKNOWN)[number]) => u.shownBy.filter((k) => landed(k) > 0);
+  const unknown = QUAL03_UNKNOWN.filter((u) => shown(u).length === 0).map((u) => u.words);
+  const notUnknown = QUAL03_UNKNOWN.filter((u) => shown(u).length > 0).map((u) => `${u.words} (${listWords(shown(u).map((k) => plural(landed(k), `${k} fault`)))} landed in this run)`);
   const lookalikes = [
     ...(landed('disk-full') ? ['a full disk, which this run scheduled, is not disk corruption'] : []),
     ...(landed('store-tamper') ? ["an object changed through the S3 API, as this run's store-tamper faults did, is not corruption of the store's own data"] : []),
   ];
   out.push(
-    `- **Unknown:** the fault classes QUAL-03 names as Unknown that this run did not show (${listWords(unknown)})${unscheduled.length ? `, and the fault kinds this campaign did not schedule (${unscheduled.join(', ')})` : ''}.${notUnknown.length ? ` No longer Unknown here: ${listWords(notUnknown)}.` : ''}${lookalikes.length ? ` Look-alikes that do not count: ${listWords(lookalikes)}.` : ''}`,
+    `- **Unknown:** ${[
+      ...(unknown.length ? [`the fault classes QUAL-03 names as Unknown that this run did not show (${listWords(unknown)})`] : []),
+      ...(unscheduled.length ? [`the fault kinds this campaign did not schedule (${unscheduled.join(', ')})`] : []),
+    ].join(', and ') || 'nothing QUAL-03 names as Unknown, and no fault kind this harness has, went unscheduled'}.${notUnknown.length ? ` No longer Unknown here: ${listWords(notUnknown)}.` : ''}${lookalikes.length ? ` Look-alikes that do not count: ${listWords(lookalikes)}.` : ''}`,
   );
   out.push('');
   return out;

@@ -7,6 +7,7 @@ import { install } from '../../rig/install.ts';
 import { rigDown } from '../../rig/down.ts';
 import { printVerdict } from './campaign-run.ts';
 import { ENGINE_NAMES } from '../../engine/index.ts';
+import { FAULT_KIND_NAMES as FAULT_KINDS } from '../../lib/fault-kinds.ts';
 
 /** Each engine's smoke campaign: its quick battery. */
 export const SMOKE_CAMPAIGNS: Readonly<Record<string, string>> = {
@@ -31,7 +32,7 @@ const command: Command = {
   name: 'smoke',
   summary: 'Run the smoke rehearsal (campaigns/quick.yaml) on the local rig, setting up what is missing',
   description: `Installs what the rig needs (idempotent), brings up the local rig if none is up,
-runs campaigns/quick.yaml (7 of the 11 fault kinds: worker-kill, coordinator-kill,
+runs campaigns/quick.yaml (7 of the ${FAULT_KINDS.length} fault kinds: worker-kill, coordinator-kill,
 protocol-point, store-outage, partition, packet-loss, broker-restart; every mandatory
 protocol point; the store-down-during-worker-recovery composition; in about seven minutes;
 the other four kinds are campaigns/unknowns.yaml's), and tears the rig
