@@ -51,7 +51,7 @@ t.test('count: 150000 and a huge count: 254 on the field, no stack overflow, no 
     const f = variant(name, '{ kind: coordinator-kill, count: 1 }', `{ kind: coordinator-kill, count: ${count} }`);
     const r = plan(f);
     t.equal(r.code, 254, `${name}: ${r.stderr.slice(0, 300)}`);
-    t.match(r.stderr, `${name}.yaml:${lineOf(f, 'coordinator-kill')}: faults[1].count: must be <= 10000`);
+    t.match(r.stderr, `${name}.yaml:${lineOf(f, '{ kind: coordinator-kill')}: faults[1].count: must be <= 10000`);
   }
   // Many entries each under the limit: refused by the total, before a plan is built.
   const f = path.join(dir, 'many.yaml');
