@@ -158,7 +158,7 @@ t.test('CLI: bad --repeat, overrides with --replay, a bad override: 254 before a
   const cases: [string[], RegExp][] = [
     [['campaigns/quick.yaml', '--repeat', '0'], /--repeat: '0' is not a whole number/],
     [['campaigns/quick.yaml', '--until-fail', '--repeat', 'many'], /--repeat: /],
-    [['--replay', 'test/fixtures/run-fail', '--seed', 'x'], /--seed, --soak and --rate do not go with --replay/],
+    [['--replay', 'test/fixtures/run-fail', '--seed', 'x'], /--seed and --rate do not go with --replay: a replay runs the stored seed and rate/],
     [['campaigns/quick.yaml', '--soak', '2 hours'], /--soak: '2 hours' is not a duration/],
     [['campaigns/quick.yaml', '--soak', '1m'], /--soak: .*does not fit in 60 s/],
     [['campaigns/quick.yaml', '--rate', 'lots'], /--rate: /],
