@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from '../../lib/cli.ts';
 import { QualError } from '../../lib/errors.ts';
@@ -50,7 +50,7 @@ coverage: the kinds of failure among the reasons), warnings, report, timeline.`,
       if (repaired) console.error(`runs: ${repaired}`);
     } else {
       const stale = staleLatest(root, runs[0]?.id);
-      if (stale) console.error(`runs: ${stale}; 'clink-qual runs --repair-latest' points it at the newest`);
+      if (stale) console.error(`runs: ${stale}${stale.endsWith('left alone') ? '' : "; 'clink-qual runs --repair-latest' points it at the newest"}`);
     }
     if (values.json) console.log(JSON.stringify({ schemaVersion: 1, runsDir: root, latest: latestTarget(root), runs }, null, 2));
     // On a terminal the first finding is cut to its width; piped, lines are whole.
@@ -61,6 +61,12 @@ export default command;
 
 /** What is wrong with root/latest, read only: missing, or naming another run than the newest (null: nothing). */
 export function staleLatest(root: string, newest: string | undefined): string | null {
+  const link = path.join(root, 'latest');
+  try {
+    if (!lstatSync(link).isSymbolicLink()) return `${link} exists and is not a symlink; left alone`;
+  } catch {
+    // absent: said below
+  }
   const current = latestTarget(root);
   const resolves = existsSync(path.join(root, 'latest'));
   if (!newest) return current !== null && !resolves ? `latest names ${current}, which is gone` : null;
