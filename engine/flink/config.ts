@@ -60,7 +60,10 @@ export function flinkConfigYaml(s: FlinkClusterSpec): string {
     ['jobmanager.rpc.address', s.coordinatorAddress],
     ['jobmanager.rpc.port', FLINK_PORTS.jobManagerRpc],
     ['jobmanager.bind-host', s.role === 'coordinator' ? s.hostAddress : s.coordinatorAddress],
-    ['jobmanager.memory.process.size', '768m'],
+    // What the JobManager's JVM flags below amount to, in Flink's own memory model (the one
+    // its scripts derive -Xmx from): 1024m - 256m metaspace - 192m overhead (the floor, as
+    // 10% is less) - 128m off-heap = 448m of heap.
+    ['jobmanager.memory.process.size', '1024m'],
     ['rest.address', s.coordinatorAddress],
     ['rest.bind-address', s.role === 'coordinator' ? s.hostAddress : s.coordinatorAddress],
     ['rest.port', FLINK_PORTS.rest],
@@ -206,7 +209,9 @@ const MAIN: Record<FlinkService, string> = {
 };
 
 const JVM: Record<FlinkService, string[]> = {
-  // jobmanager.memory.process.size 768m: heap about 448m, metaspace 256m.
+  // jobmanager.memory.process.size 1024m as Flink's scripts would derive it: heap 448m,
+  // metaspace 256m (no direct-memory limit: jobmanager.memory.enable-jvm-direct-memory-limit
+  // is false by default).
   'flink-jobmanager': ['-Xms448m', '-Xmx448m', '-XX:MaxMetaspaceSize=256m'],
   // framework heap 128m + task heap 256m; direct memory: framework off-heap 128m + network
   // 64m; metaspace 192m (the values config.yaml declares).

@@ -62,6 +62,36 @@ t.test('slots: the subtasks dealt over the workers, adding up to the parallelism
   }
 });
 
+/** Megabytes of a Flink memory size ("1024m", "1g"). */
+function mb(v: unknown): number {
+  const m = /^(\d+)([mg])$/.exec(String(v));
+  if (!m) throw new Error(`not a memory size: ${String(v)}`);
+  return Number(m[1]) * (m[2] === 'g' ? 1024 : 1);
+}
+
+t.test("the JVM flags are the ones Flink's memory model derives from config.yaml", async (t) => {
+  const c = parse(flinkConfigYaml(spec)) as Record<string, unknown>;
+  const l = { java: 'java', lib: '/d/flink/lib', conf: '/d/flink/conf' };
+  const flag = (cmd: string, name: string) => {
+    const m = new RegExp(`-${name}(\\d+)m`).exec(cmd);
+    return m ? Number(m[1]) : undefined;
+  };
+  // JobManager (Flink's JobManagerProcessUtils; defaults: metaspace 256m, off-heap 128m,
+  // overhead 10% of the process clamped to 192m..1g).
+  const process = mb(c['jobmanager.memory.process.size']);
+  const overhead = Math.min(1024, Math.max(192, process * 0.1));
+  const jmHeap = process - 256 - overhead - 128;
+  const jm = serviceCommand('flink-jobmanager', l);
+  t.equal(flag(jm, 'Xmx'), jmHeap, `JobManager -Xmx = ${process} - 256 - ${overhead} - 128`);
+  t.equal(flag(jm, 'Xms'), jmHeap);
+  t.equal(flag(jm, 'XX:MaxMetaspaceSize='), 256);
+  // TaskManager: heap = framework + task heap; direct = framework + task off-heap + network.
+  const tm = serviceCommand('flink-taskmanager', l);
+  t.equal(flag(tm, 'Xmx'), mb(c['taskmanager.memory.framework.heap.size']) + mb(c['taskmanager.memory.task.heap.size']));
+  t.equal(flag(tm, 'XX:MaxDirectMemorySize='), mb(c['taskmanager.memory.framework.off-heap.size']) + mb(c['taskmanager.memory.task.off-heap.size']) + mb(c['taskmanager.memory.network.max']));
+  t.equal(flag(tm, 'XX:MaxMetaspaceSize='), mb(c['taskmanager.memory.jvm-metaspace.size']));
+});
+
 t.test('service and submit commands name the entry points and carry the Java 17 openings', async (t) => {
   const l = { java: 'java', lib: '/d/flink/lib', conf: '/d/flink/conf' };
   const jm = serviceCommand('flink-jobmanager', l);
