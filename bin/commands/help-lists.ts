@@ -5,6 +5,7 @@
  */
 import { FAULT_PACKAGES } from '../../chaos/kinds.ts';
 import { ENGINE_NAMES, loadEngine } from '../../engine/index.ts';
+import { wrapText as wrap } from '../../lib/cli.ts';
 
 /** "clink: a, b, c; flink: none" wrapped for a help text. */
 export function mutantNamesHelp(): string {
@@ -17,17 +18,4 @@ export function mutantNamesHelp(): string {
 
 export function faultKindsHelp(): string {
   return wrap(`Fault kinds (docs/faults.md) -- ${Object.keys(FAULT_PACKAGES).join(', ')}.`);
-}
-
-function wrap(text: string, width = 92): string {
-  const lines: string[] = [];
-  let line = '';
-  for (const w of text.split(' ')) {
-    if (line && line.length + 1 + w.length > width) {
-      lines.push(line);
-      line = w;
-    } else line = line ? `${line} ${w}` : w;
-  }
-  if (line) lines.push(line);
-  return lines.join('\n');
 }
