@@ -74,35 +74,33 @@ export function numberLastDigits(content: Buffer, start: number, end: number, ke
     }
   }
   const out: number[] = [];
-  let inString = false;
-  for (let i = from; i < to; i++) {
-    const c = content[i]!;
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-      continue;
-    }
-    if (c === 0x22) inString = true;
-    else if (isDigit(c) && !(i + 1 < to && isDigit(content[i + 1]!))) out.push(i);
+  for (const i of outsideStrings(content, from, to)) {
+    if (isDigit(content[i]!) && !(i + 1 < to && isDigit(content[i + 1]!))) out.push(i);
   }
   return out;
 }
 
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
-/** Where the JSON value starting at `from` ends (exclusive), scanning no further than `end`. */
-function valueEnd(content: Buffer, from: number, end: number): number {
-  let depth = 0;
+/** The offsets in [from, to) of the JSON text's bytes outside strings (a string's quotes included in neither). */
+function* outsideStrings(content: Buffer, from: number, to: number): Generator<number> {
   let inString = false;
-  for (let i = from; i < end; i++) {
+  for (let i = from; i < to; i++) {
     const c = content[i]!;
     if (inString) {
       if (c === 0x5c) i++;
       else if (c === 0x22) inString = false;
-      continue;
-    }
-    if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) depth++;
+    } else if (c === 0x22) inString = true;
+    else yield i;
+  }
+}
+
+/** Where the JSON value starting at `from` ends (exclusive), scanning no further than `end`. */
+function valueEnd(content: Buffer, from: number, end: number): number {
+  let depth = 0;
+  for (const i of outsideStrings(content, from, end)) {
+    const c = content[i]!;
+    if (c === 0x7b || c === 0x5b) depth++;
     else if (c === 0x7d || c === 0x5d) {
       if (depth === 0) return i;
       depth--;
