@@ -20,6 +20,7 @@ import path from 'node:path';
 import type { ObjectPlace } from '../engine/engine.ts';
 import { COUNTER_NAMES, type CounterName, type Counters } from '../lib/evidence.ts';
 import { readJsonl } from '../lib/jsonl.ts';
+import { checkpointHarnessMs } from '../lib/checkpoint-clock.ts';
 import type { BodyJudgement } from './tally.ts';
 import { EVIDENCE } from '../lib/run-store.ts';
 
@@ -226,6 +227,14 @@ interface CheckpointLine {
   id: number;
   epoch?: number;
   at?: string;
+  seenAt?: string;
+}
+
+/** A checkpoint's completion on the harness's clock (the clock chaos.jsonl is on), as ISO; undefined without a stamp. */
+function harnessAt(c: CheckpointLine | undefined): string | undefined {
+  if (!c?.at) return undefined;
+  const h = checkpointHarnessMs({ at: c.at, ...(c.seenAt ? { seenAt: c.seenAt } : {}) });
+  return Number.isFinite(h.ms) ? new Date(h.ms).toISOString() : c.at;
 }
 
 /**
@@ -258,9 +267,9 @@ export function attributeCauses(findings: Finding[], runDir: string, first = 3):
     if (!obj || obj.checkpoint === null) return f;
     const cp = byId.get(obj.checkpoint);
     const nextCp = cp ? undefined : sortedCps.find((c) => c.id > obj.checkpoint! && c.at);
-    const seenFirst = !cp && obj.firstSeen !== null && (!nextCp || Date.parse(obj.firstSeen) < Date.parse(nextCp.at!));
+    const seenFirst = !cp && obj.firstSeen !== null && (!nextCp || Date.parse(obj.firstSeen) < Date.parse(harnessAt(nextCp)!));
     const next = seenFirst ? undefined : nextCp;
-    const at = cp?.at ?? (seenFirst ? obj.firstSeen : next?.at) ?? null;
+    const at = harnessAt(cp) ?? (seenFirst ? obj.firstSeen : harnessAt(next)) ?? null;
     const atMs = at ? Date.parse(at) : NaN;
     const faults: FaultWindow[] = [];
     if (Number.isFinite(atMs)) {
@@ -280,7 +289,7 @@ export function attributeCauses(findings: Finding[], runDir: string, first = 3):
       cause: {
         checkpoint: { id: obj.checkpoint, at, epoch: cp?.epoch ?? obj.epoch, ...(next ? { timeOf: next.id, timedBy: 'next checkpoint' as const } : {}), ...(seenFirst ? { timedBy: 'oracle first sight' as const } : {}) },
         faults: faults.slice(0, 3),
-        epochChange: epoch === null ? null : { epoch, previousEpoch: prevEpochs.length ? Math.max(...prevEpochs) : null, firstCheckpoint: start?.id ?? null, at: start?.at ?? null },
+        epochChange: epoch === null ? null : { epoch, previousEpoch: prevEpochs.length ? Math.max(...prevEpochs) : null, firstCheckpoint: start?.id ?? null, at: harnessAt(start) ?? null },
       },
     };
   });

@@ -12,6 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COUNTER_NAMES, type CounterName, type FailureClass, type FaultKind } from '../lib/evidence.ts';
+import { checkpointTimes } from '../lib/checkpoint-clock.ts';
 import { classifiedReasons, failureClasses } from '../lib/failure-class.ts';
 import { FAULT_KINDS } from '../chaos/kinds.ts';
 import { FAULT_SPECS } from '../chaos/kinds.ts';
@@ -58,9 +59,10 @@ function capital(s: string): string {
   return s ? s[0]!.toUpperCase() + s.slice(1) : s;
 }
 
+/** The run's last recorded moment on the harness's clock (a checkpoint at its harness time, lib/checkpoint-clock.ts). */
 function lastStamp(ev: RunEvidence): string | undefined {
-  const all = [...ev.chaos.map((c) => c.t), ...ev.samples.map((s) => s.t), ...ev.checkpoints.map((c) => c.at)].filter((t) => Number.isFinite(Date.parse(t)));
-  return all.sort((a, b) => Date.parse(a) - Date.parse(b))[all.length - 1];
+  const ms = [...ev.chaos.map((c) => Date.parse(c.t)), ...ev.samples.map((s) => Date.parse(s.t)), ...checkpointTimes(ev.checkpoints).ms].filter((t) => Number.isFinite(t));
+  return ms.length ? new Date(Math.max(...ms)).toISOString() : undefined;
 }
 
 function storeComponent(ev: RunEvidence): { name: string; version: string } | undefined {

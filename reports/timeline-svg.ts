@@ -12,7 +12,7 @@
  *   did not recover or whose heal failed has a red dashed outline and a ✗; one that did not
  *   land is a red dashed line where it was due. Every failed fault is also in the list;
  * - every completed checkpoint (checkpoints.jsonl) as a tick under the time axis, on the
- *   harness's clock (reports/timeline-clock.ts: the engine's stamp when it agrees with when
+ *   harness's clock (lib/checkpoint-clock.ts: the engine's stamp when it agrees with when
  *   the harness saw the checkpoint, else that sighting; the engine's stamp, said so in the
  *   legend, for evidence without seenAt);
  * - a commit-lag panel: produced − committed events per sample (samples.jsonl `lag`);
@@ -33,7 +33,7 @@ import { FAULT_KINDS } from '../chaos/kinds.ts';
 import { resourceSeries } from '../lib/resource-trend.ts';
 import { phaseSpans, soakStart, type RunEvidence } from './evidence.ts';
 import { faultOutcomes, type FaultOutcome } from './faults.ts';
-import { checkpointTimes, SEEN_WINDOW_MS } from './timeline-clock.ts';
+import { checkpointTimes, SEEN_WINDOW_MS } from '../lib/checkpoint-clock.ts';
 import { visibleLatency } from './timeline-latency.ts';
 import { esc, fmtClock, fmtInt } from './format.ts';
 
@@ -289,7 +289,7 @@ export function renderTimelineSvg(ev: RunEvidence): string {
     out.push(`<polyline class="committed" points="${pts((s) => s.events)}" fill="none" stroke="#1f77b4" stroke-width="2"/>`);
   }
 
-  // Axis frame and checkpoint ticks, on the harness's clock (reports/timeline-clock.ts).
+  // Axis frame and checkpoint ticks, on the harness's clock (lib/checkpoint-clock.ts).
   out.push(`<line x1="${M.left}" y1="${BOTTOM}" x2="${M.left + PW}" y2="${BOTTOM}" stroke="#333333"/>`);
   out.push(`<line x1="${M.left}" y1="${TOP}" x2="${M.left}" y2="${BOTTOM}" stroke="#333333"/>`);
   const cps = checkpointTimes(ev.checkpoints);

@@ -141,3 +141,23 @@ t.test('a zombie commit (an invented checkpoint id, no later completion) is time
   t.same(f!.cause!.faults.map((w) => w.faultId), ['f001'], 'the kill after the object appeared is not a suspect');
   t.match(describeCounter('duplicates', [f!]), /timed by the oracle's first sight of the object\) completed is f001 \(partition on worker-1\), landed 15 s earlier/);
 });
+
+t.test('causes are timed on the harness clock: a checkpoint stamped by a stepped engine clock is placed where the harness saw it', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-findings-'));
+  // The coordinator's clock was stepped an hour ahead: its stamps are 07:59:xx, the harness saw them at 07:00:xx.
+  writeFileSync(path.join(dir, 'checkpoints.jsonl'), [
+    { id: 1, epoch: 1, at: '2026-12-03T07:00:06.000Z', seenAt: '2026-12-03T07:00:07.000Z' },
+    { id: 5, epoch: 2, at: '2026-12-03T07:59:40.000Z', seenAt: '2026-12-03T07:00:41.000Z' },
+  ].map((x) => JSON.stringify(x)).join('\n') + '\n');
+  writeFileSync(path.join(dir, 'chaos.jsonl'), [
+    { t: '2026-12-03T07:00:20.000Z', faultId: 'f001', kind: 'partition', target: 'worker-2', phase: 'landed' },
+    { t: '2026-12-03T07:00:50.000Z', faultId: 'f002', kind: 'store-outage', target: 'store', phase: 'landed' },
+  ].map((x) => JSON.stringify(x)).join('\n') + '\n');
+  const c = new FindingsCollector(undefined, clinkPlaceOfObject);
+  c.add(K(0, 1, 1), body([0, 0, 10]));
+  c.add(K(0, 2, 5), body([0, 5, 10]));
+  const [f] = attributeCauses(c.finish(counters({ duplicates: 5 }), [15]), dir);
+  t.equal(f!.cause!.checkpoint.at, '2026-12-03T07:00:41.000Z', 'the harness sighting, not the stepped stamp');
+  t.same(f!.cause!.faults.map((w) => [w.faultId, w.beforeCheckpointS]), [['f001', 21]], 'f002 landed after the checkpoint on the harness clock: not a suspect (on the engine stamp it would be)');
+  t.equal(f!.cause!.epochChange!.at, '2026-12-03T07:00:41.000Z');
+});

@@ -1,5 +1,6 @@
 /**
- * Where the timeline puts a checkpoint: on the harness's clock.
+ * When a checkpoint completed, on the harness's clock: where the timeline draws it and what
+ * the findings' causes and the report's run end are timed by.
  *
  * checkpoints.jsonl holds, per checkpoint, the engine's stamp `at` (its coordinator's wall
  * clock, which a clock-step fault moves) and, since it was recorded, `seenAt`: when the
@@ -13,7 +14,11 @@
  * - `at` when there is no `seenAt` (evidence from before it was recorded): then the picture
  *   says the checkpoints are on the engine's clock.
  */
-import type { CheckpointSeen } from './evidence.ts';
+/** A checkpoint as checkpoints.jsonl records it: the engine's stamp and when the harness saw it. */
+export interface CheckpointStamps {
+  at: string;
+  seenAt?: string;
+}
 
 /** How far before the harness saw it an engine's stamp may lie and still be believed (ms). */
 export const SEEN_WINDOW_MS = 10_000;
@@ -21,7 +26,7 @@ export const SEEN_WINDOW_MS = 10_000;
 export type CheckpointClock = 'engine stamp' | 'harness saw it' | 'engine clock, unchecked';
 
 /** One checkpoint's harness time (ms epoch) and which clock gave it; NaN when neither time parses. */
-export function checkpointHarnessMs(c: CheckpointSeen): { ms: number; clock: CheckpointClock } {
+export function checkpointHarnessMs(c: CheckpointStamps): { ms: number; clock: CheckpointClock } {
   const at = Date.parse(c.at);
   const seen = c.seenAt !== undefined ? Date.parse(c.seenAt) : Number.NaN;
   if (!Number.isFinite(seen)) return { ms: at, clock: 'engine clock, unchecked' };
@@ -30,7 +35,7 @@ export function checkpointHarnessMs(c: CheckpointSeen): { ms: number; clock: Che
 }
 
 /** Every checkpoint's harness time (finite ones only), with how many came from each clock. */
-export function checkpointTimes(cps: readonly CheckpointSeen[]): { ms: number[]; byClock: Record<CheckpointClock, number> } {
+export function checkpointTimes(cps: readonly CheckpointStamps[]): { ms: number[]; byClock: Record<CheckpointClock, number> } {
   const byClock: Record<CheckpointClock, number> = { 'engine stamp': 0, 'harness saw it': 0, 'engine clock, unchecked': 0 };
   const ms: number[] = [];
   for (const c of cps) {
