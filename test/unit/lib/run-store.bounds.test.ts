@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -72,6 +72,12 @@ t.test('runs: a runs/latest that is a directory is left alone and said; a --runs
   t.equal(r.status, 0, r.stderr);
   t.match(r.stderr, /runs: .*latest exists and is not a symlink; left alone/);
   t.match(r.stdout, /quick/);
+  const h = run(['runs', 'html', '--runs-dir', root]);
+  bounded(t, h);
+  t.equal(h.status, 0, h.stderr);
+  t.match(h.stderr, /runs html: .*latest exists and is not a symlink; left alone/, 'runs html says so too');
+  t.ok(lstatSync(path.join(root, 'latest')).isDirectory(), 'and leaves the directory as it was');
+  t.ok(existsSync(path.join(root, 'a', 'report.html')), 'the run is still rendered');
   const f = path.join(tmp, 'a-file');
   writeFileSync(f, '');
   const bad = run(['runs', '--runs-dir', f]);
