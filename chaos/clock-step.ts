@@ -14,7 +14,8 @@
  * (/proc/<pid>/maps and environ), and a probe under the same clock reads the offset. Heal
  * evidence: the probe reads 0 again.
  */
-import { probeClockOffset, processUnderControlledClock, setClockOffset } from '../rig/clock.ts';
+import { clockFile, probeClockOffset, processUnderControlledClock, setClockOffset } from '../rig/clock.ts';
+import { undoClockStep } from '../rig/dead-man.ts';
 import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
 export const clockStep: FaultPackage = {
@@ -48,6 +49,7 @@ export const clockStep: FaultPackage = {
     ctx.log(`stepped the engine clock on ${host} by ${offsetS} s (probe: ${seen.offsetS} s)`);
     return {
       evidence: { host, offsetS, probeOffsetS: seen.offsetS, spec: seen.spec, pids: procs.map((p) => ({ role: p.role, pid: p.pid })) },
+      deadMan: undoClockStep(host, clockFile(remote.host)),
       async heal() {
         await setClockOffset(remote, 0);
         const back = await probeClockOffset(remote);

@@ -25,6 +25,7 @@ import { sleep } from '../lib/sleep.ts';
 import type { ChaosRecord, PlannedFault } from '../lib/evidence.ts';
 import { FaultNotLanded, type FaultContext, type FaultPackage, type LandedFault } from './fault.ts';
 import { packageFor } from './kinds.ts';
+import { armDeadMan, DEAD_MAN_MARGIN_S, disarmDeadMan } from '../rig/dead-man.ts';
 
 /**
  * How far before now an engine's checkpoint stamp may lie and still be believed (ms). A
@@ -111,6 +112,7 @@ export class ChaosController {
   async healActive(): Promise<void> {
     for (const [id, a] of [...this.active]) {
       try {
+        await this.disarmDeadMan(a.fault, a.landed);
         const ev = await a.landed.heal();
         this.rec(a.fault, 'healed', { evidence: { ...ev, onAbort: true } });
       } catch (err) {
@@ -118,6 +120,28 @@ export class ChaosController {
       }
       this.active.delete(id);
     }
+  }
+
+  /**
+   * Sets the fault's dead-man timer on its host (rig/dead-man.ts): its undo runs there by
+   * itself after the planned duration plus DEAD_MAN_MARGIN_S unless the heal stops it first.
+   * A timer that cannot be set is said in the run's log and in the landing evidence; the
+   * fault still runs (the controller's own heal and the preflight's remain).
+   */
+  private async armDeadMan(f: PlannedFault, landed: LandedFault): Promise<Record<string, unknown> | null> {
+    if (!landed.deadMan) return null;
+    const afterS = (f.durationS ?? 0) + DEAD_MAN_MARGIN_S;
+    try {
+      return await armDeadMan(this.opts.ctx.remote(landed.deadMan.host), f.id, afterS, landed.deadMan);
+    } catch (err) {
+      this.opts.ctx.log(`fault ${f.id}: could not set its dead-man timer on ${landed.deadMan.host}: ${(err as Error).message}`);
+      return { host: landed.deadMan.host, armed: false, error: (err as Error).message };
+    }
+  }
+
+  private async disarmDeadMan(f: PlannedFault, landed: LandedFault): Promise<void> {
+    if (!landed.deadMan) return;
+    await disarmDeadMan(this.opts.ctx.remote(landed.deadMan.host), f.id).catch((err) => this.opts.ctx.log(`fault ${f.id}: could not stop its dead-man timer: ${(err as Error).message}`));
   }
 
   private rec(f: PlannedFault, phase: ChaosRecord['phase'], extra: Partial<ChaosRecord> = {}) {
@@ -165,12 +189,14 @@ export class ChaosController {
           return { fault: f, landed: false, healed: false, recovered: false, reason: (err as Error).message };
         }
         this.active.set(f.id, { fault: f, landed });
-        this.rec(f, 'landed', { evidence: landed.evidence });
+        const deadMan = await this.armDeadMan(f, landed);
+        this.rec(f, 'landed', { evidence: deadMan ? { ...landed.evidence, deadMan } : landed.evidence });
         markSettled();
         await sleep((f.durationS ?? 0) * 1000, signal);
         if (signal.aborted) return { fault: f, landed: true, healed: false, recovered: false, reason: 'aborted while active' };
         let healedAt: number;
         try {
+          await this.disarmDeadMan(f, landed);
           const ev = await landed.heal();
           healedAt = Date.now();
           this.active.delete(f.id);

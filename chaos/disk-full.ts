@@ -9,7 +9,8 @@
  * the host that stopped itself meanwhile is started again, recorded as `restarted` — that is
  * the "stop loudly" branch, and its log says why it stopped.
  */
-import { fillFilesystem, freeFilesystem } from '../rig/disk.ts';
+import { undoBallast } from '../rig/dead-man.ts';
+import { BALLAST_PREFIX, fillFilesystem, freeFilesystem } from '../rig/disk.ts';
 import { hostStateDir } from '../rig/state-fs.ts';
 import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
@@ -40,6 +41,7 @@ export const diskFull: FaultPackage = {
     ctx.log(`filled ${host}:${dir} (${filled.ballastBytes} bytes of ballast; probe: ${filled.probeError})`);
     return {
       evidence: { host, ...filled, enginePids: before.map((p) => ({ role: p.role, pid: p.pid })) },
+      deadMan: undoBallast(host, dir, BALLAST_PREFIX, fault.id),
       async heal() {
         const freed = await freeFilesystem(remote, dir, fault.id);
         if (freed.probeError !== null) throw new Error(`${host}: ${dir} still refuses writes after the ballast was removed: ${freed.probeError}`);

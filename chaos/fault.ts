@@ -12,6 +12,7 @@
  */
 import type { Engine } from '../engine/engine.ts';
 import type { FaultKind, PlannedFault } from '../lib/evidence.ts';
+import type { DeadManHeal } from '../rig/dead-man.ts';
 import type { Remote } from '../rig/remote.ts';
 import type { RigState, StoreCredentials } from '../rig/types.ts';
 
@@ -40,6 +41,13 @@ export interface LandedFault {
    * description, or null when recovered.
    */
   verifyRecovery?(): Promise<string | null>;
+  /**
+   * How the target host undoes the fault by itself if the controller never heals it (it died
+   * or lost the network): the controller sets it as a timer on that host when the fault lands,
+   * for the fault's duration plus DEAD_MAN_MARGIN_S, and stops it at the heal (rig/dead-man.ts).
+   * Every fault that holds a host in a state for a duration carries one.
+   */
+  deadMan?: DeadManHeal;
 }
 
 /** What the controller lets a package signal while it injects. */

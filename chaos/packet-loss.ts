@@ -3,6 +3,7 @@
  * directions; SSH and loopback exempt so the harness keeps control); heal by removing the
  * rules. Landing evidence: the rules' drop counters rise under probe traffic.
  */
+import { undoRules } from '../rig/dead-man.ts';
 import { healPacketLoss, packetLoss as drop } from '../rig/faults.ts';
 import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
@@ -25,6 +26,7 @@ export const packetLoss: FaultPackage = {
       ctx.log(`dropping ${Math.round(share * 100)}% of ${host}'s packets`);
       return {
         evidence: { host, ...ev },
+        deadMan: undoRules(host, fault.id),
         async heal() {
           return { host, ...(await healPacketLoss(remote, fault.id)) };
         },

@@ -3,6 +3,7 @@
  * own namespace, both directions); heal by removing the rules. Landing evidence: TCP
  * connects fail both ways; healing evidence: they go through again.
  */
+import { undoRules } from '../rig/dead-man.ts';
 import { healPartition, partition as cut } from '../rig/faults.ts';
 import { FaultNotLanded, hostAddress, hostsWithRole, targetOrFirst, type FaultPackage } from './fault.ts';
 
@@ -28,6 +29,7 @@ export const partition: FaultPackage = {
       ctx.log(`partitioned ${host} from ${coordinator}`);
       return {
         evidence: { host, peerHost: coordinator, ...ev },
+        deadMan: undoRules(host, fault.id),
         async heal() {
           return { host, peerHost: coordinator, ...(await healPartition(a, bAddress, fault.id, { b })) };
         },

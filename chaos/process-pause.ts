@@ -11,6 +11,7 @@
  * recovery is what the next completed checkpoint measures, and a dead process is restarted
  * so that the campaign goes on.
  */
+import { undoPause } from '../rig/dead-man.ts';
 import { pauseService, resumeService } from '../rig/faults.ts';
 import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
@@ -39,6 +40,7 @@ export const processPause: FaultPackage = {
     ctx.log(`paused ${proc.role} ${host} pid ${paused.pid} (state ${paused.state})`);
     return {
       evidence: { host, role: proc.role, pid: paused.pid, signal: 'SIGSTOP', stateAfter: paused.state },
+      deadMan: undoPause(host, paused.pid),
       async heal() {
         const resumed = await resumeService(remote, proc.service).catch(() => null);
         const now = (await ctx.engine.processes()).find((p) => p.host === host && p.role === proc.role);

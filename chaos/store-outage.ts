@@ -5,6 +5,7 @@
  * times out;
  * healing evidence: it answers again.
  */
+import { undoPause } from '../rig/dead-man.ts';
 import { pauseService, resumeService } from '../rig/faults.ts';
 import { STORE_SERVICE } from '../rig/store.ts';
 import { FaultNotLanded, type FaultPackage } from './fault.ts';
@@ -31,6 +32,6 @@ export const storeOutage: FaultPackage = {
       throw new FaultNotLanded((err as Error).message);
     }
     ctx.log(`store paused (pid ${paused.pid}); a request to it timed out after ${paused.requestTimedOutMs} ms`);
-    return { evidence: { host, ...paused, signal: 'SIGSTOP' }, heal };
+    return { evidence: { host, ...paused, signal: 'SIGSTOP' }, deadMan: undoPause(host, paused.pid), heal };
   },
 };

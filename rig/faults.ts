@@ -22,6 +22,7 @@ import { tcpOpen } from './net.ts';
 import { storeLive, STORE_PORT, STORE_SERVICE } from './store.ts';
 import type { RigState } from './types.ts';
 import { clockFile } from './clock.ts';
+import { disarmDeadMan } from './dead-man.ts';
 import { freeFilesystem } from './disk.ts';
 import { hostStateDir } from './state-fs.ts';
 import { isHostAddress } from './inventory.ts';
@@ -235,12 +236,14 @@ export async function healPacketLoss(remote: Remote, faultId: string): Promise<{
 
 // ---- everything ------------------------------------------------------------------------
 
-/** Removes every clink-qual rule on every host and SIGCONTs every paused service (used on abort). */
+/** Stops every dead-man timer, removes every clink-qual rule on every host and SIGCONTs every paused service (used on abort and by the preflight). */
 export async function healAll(rig: RigState, remote: (hostName: string) => Remote = (n) => remoteFor(rig.hosts.find((h) => h.name === n)!)): Promise<{ host: string; rules: number; resumed: string[]; ballast: number; clockReset: boolean; error?: string }[]> {
   return Promise.all(
     rig.hosts.map(async (h) => {
       const r = remote(h.name);
       try {
+        // First the dead-man timers (rig/dead-man.ts), so none fires into the next run.
+        await disarmDeadMan(r);
         const rules = await removeTaggedRules(r);
         const paused = (await listServices(r)).filter((s) => s.state === 'paused');
         for (const s of paused) await r.exec(`kill -CONT ${s.pid}`, { check: false });

@@ -39,11 +39,13 @@ export async function stopAllServices(remote: Remote, graceMs = 10_000): Promise
 
 /** Removes the host's iptables rules tagged clink-qual (all, or one fault's). Returns how many. */
 export async function removeTaggedRules(remote: Remote, faultId?: string): Promise<number> {
+  const r = await remote.exec(removeTaggedRulesCommand(faultId), { check: false });
+  return Number(r.stdout.trim()) || 0;
+}
+
+/** The bash command removeTaggedRules runs (also a dead-man timer's undo, rig/dead-man.ts); prints how many rules it removed. */
+export function removeTaggedRulesCommand(faultId?: string): string {
   if (faultId !== undefined && !/^[A-Za-z0-9._-]+$/.test(faultId)) throw new Error(`bad fault id ${faultId}`);
   const pattern = faultId === undefined ? 'clink-qual' : `clink-qual:${faultId.replace(/\./g, '\\.')}("| |$)`;
-  const r = await remote.exec(
-    `command -v iptables >/dev/null || exit 0; n=0; while IFS= read -r line; do eval "iptables -w 5 \${line/#-A /-D }" && n=$((n+1)); done < <(iptables -w 5 -S | grep -E -- '^-A .*${pattern}'); echo $n`,
-    { check: false },
-  );
-  return Number(r.stdout.trim()) || 0;
+  return `command -v iptables >/dev/null || exit 0; n=0; while IFS= read -r line; do eval "iptables -w 5 \${line/#-A /-D }" && n=$((n+1)); done < <(iptables -w 5 -S | grep -E -- '^-A .*${pattern}'); echo $n`;
 }
