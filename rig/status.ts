@@ -9,7 +9,7 @@ import { kafkaHealth, KAFKA_PORT, KAFKA_SERVICE, type KafkaHealth } from './kafk
 import { listServices } from './services.ts';
 import { SshRemote } from './ssh.ts';
 import { readRigState, readStoreCredentials } from './state.ts';
-import { storeHealth, storeLive, STORE_SERVICE, type StoreHealth } from './store.ts';
+import { storeHealth, storeKindOf, storeLive, storeServiceOf, type StoreHealth } from './store.ts';
 import type { RigState, Role, StoreCredentials } from './types.ts';
 
 export interface ServiceStatus {
@@ -57,7 +57,7 @@ export async function rigStatus(state: RigState = readRigState()): Promise<RigSt
           if (healthy && s.name === KAFKA_SERVICE) {
             const b = state.kafka.brokers.find((x) => x.host === h.name);
             healthy = b ? (await tcpOpen(h.address, KAFKA_PORT)) && kafka.brokers.includes(b.nodeId) : false;
-          } else if (healthy && s.name === STORE_SERVICE && state.store.host === h.name) healthy = await storeLive(state.store.endpoint);
+          } else if (healthy && s.name === storeServiceOf(state.store) && state.store.host === h.name) healthy = await storeLive(state.store.endpoint, storeKindOf(state.store));
           out.push({ name: s.name, pid: s.pid, state: s.state, healthy });
         }
         return { name: h.name, address: h.address, roles: h.roles, reachable: true, services: out };
