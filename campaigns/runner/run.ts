@@ -118,7 +118,8 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
 
 /**
  * Everything before the first phase: the campaign loaded and planned (or a stored run's
- * schedule replayed), the rig found or brought up, the preflight passed, the run's store
+ * schedule replayed), the rig found or brought up on the campaign's store (a running rig on
+ * the other store switched after its preflight, then checked again), the preflight passed, the run's store
  * created with its campaign, plan and provenance. Nothing on the rig is touched before the
  * preflight, and a bad run id or mutant is refused before the rig is even looked at.
  */
@@ -162,13 +163,15 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
       rig = await rigUp({ store: storeKind, log });
     }
   }
+  // Preflight (campaigns/runner/preflight.ts): SSH with pinned keys, then heal what a crashed
+  // controller left (tagged rules, paused services) and check every service before the gate.
+  // A rig on the other store is switched once the preflight has passed, and checked again.
+  let pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log);
   if (storeKindOf(rig.store) !== storeKind) {
     log(`the campaign names store ${storeKind}; the rig runs ${storeKindOf(rig.store)}`);
     rig = await switchStore(rig, storeKind, log);
+    pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log);
   }
-  // Preflight (campaigns/runner/preflight.ts): SSH with pinned keys, then heal what a crashed
-  // controller left (tagged rules, paused services) and check every service before the gate.
-  const pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log);
   const credentials = readStoreCredentials(rig);
   const remote = (name: string) => {
     const h = rig.hosts.find((x) => x.name === name);
