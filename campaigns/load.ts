@@ -23,6 +23,7 @@ import { MAX_CAMPAIGN_BYTES, readBoundedText } from '../lib/read-bounded.ts';
 import type { FaultKind } from '../lib/evidence.ts';
 import { FAULT_KINDS, FAULT_SPECS } from '../chaos/kinds.ts';
 import { readInventory } from '../rig/inventory.ts';
+import type { StoreKind } from '../rig/types.ts';
 import {
   DEFAULT_FAULT_POINTS,
   faultParams,
@@ -267,6 +268,8 @@ function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file
         add([...base, 'targets', j], `'${t}' cannot be a ${f.kind} target (${allowed})`);
       }
     });
+    const stores = FAULT_SPECS[f.kind].stores;
+    if (stores && !stores.includes(data.store)) add([...base, 'kind'], `${f.kind} works on ${stores.join(', ')}'s own files only, and this campaign's store is ${data.store} (the top-level 'store')`);
     if (f.kind === 'protocol-point' && f.targets?.length && pts.length && pts.every((p) => p.startsWith('coordinator.'))) {
       add([...base, 'targets'], 'coordinator points always fire in the coordinator: targets apply to sink.* points only', true);
     }
@@ -556,6 +559,7 @@ interface RawCampaign {
   description?: string;
   seed: string;
   rig: { kind: 'local' | 'inventory'; file?: string };
+  store: StoreKind;
   engine: { name: string; mutant: string };
   workload: { rate?: number; totalEvents?: number; partitions: number; keys: number; checkpointIntervalS: number; soakS: number };
   gate: { deadlineS: number; fault: FaultKind };
@@ -617,6 +621,7 @@ function resolve(data: RawCampaign, file: string, campaignDir: string, opts: Loa
     seed: data.seed,
     file,
     rig: data.rig.kind === 'inventory' ? { kind: 'inventory', file: path.resolve(campaignDir, data.rig.file!) } : { kind: 'local' },
+    store: data.store,
     engine: { name: data.engine.name, mutant: data.engine.mutant },
     workload: {
       rate: w.rate ?? Math.ceil(w.totalEvents! / w.soakS),

@@ -160,7 +160,7 @@ export function renderPlanTable(c: ResolvedCampaign, plan: PlannedFault[]): stri
   const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), h.length)); // no spread: a long plan would overflow the stack
   const line = (r: string[]) => r.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
   const out: string[] = [];
-  out.push(`campaign ${c.name} (${c.file}), seed ${JSON.stringify(c.seed)}`);
+  out.push(`campaign ${c.name} (${c.file}), seed ${JSON.stringify(c.seed)}, store ${c.store ?? 'minio'}`);
   out.push(
     `workload: ${c.workload.rate} events/s, ${c.workload.partitions} partitions, ${c.workload.keys} keys, checkpoint every ${c.workload.checkpointIntervalS} s, soak ${formatDuration(c.workload.soakS)}`,
   );

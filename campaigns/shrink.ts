@@ -321,6 +321,8 @@ export function minimalCampaignYaml(stored: StoredRun, plan: readonly PlannedFau
     description: `The minimal schedule shrunk from run ${stored.runId}: faults ${plan.map((f) => f.id).join(', ')} of its plan, at their planned times and targets.`,
     seed: c.seed,
     rig: c.rig,
+    // The store the shrunk run ran on (a run stored before campaigns named one: absent, MinIO).
+    ...(c.store !== undefined ? { store: c.store } : {}),
     engine: c.engine,
     workload: { ...workload, soakS },
     gate: c.gate,

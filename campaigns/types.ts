@@ -5,6 +5,7 @@
  */
 import { MANDATORY_FAULT_POINTS } from '../engine/engine.ts';
 import { LOCAL_HOSTS } from '../rig/hosts.ts';
+import type { StoreKind } from '../rig/types.ts';
 import type { BitrotVariant, CorruptionVariant, FaultKind, TamperVariant } from '../lib/evidence.ts';
 
 /** The protocol points every qualification must cover: the engine plug contract's list. */
@@ -92,6 +93,8 @@ export interface ResolvedCampaign {
   /** The campaign file as given (relative to the working directory when inside it). */
   file: string;
   rig: { kind: 'local' } | { kind: 'inventory'; file: string };
+  /** The S3 store the run's rig runs on its store host (the file's `store`, default minio). */
+  store: StoreKind;
   engine: { name: string; mutant: string };
   workload: {
     /** Events per second (derived from totalEvents when that was given). */

@@ -14,7 +14,7 @@ import type { Engine } from '../engine/engine.ts';
 import type { FaultKind, PlannedFault } from '../lib/evidence.ts';
 import type { DeadManHeal } from '../rig/dead-man.ts';
 import type { Remote } from '../rig/remote.ts';
-import type { RigState, StoreCredentials } from '../rig/types.ts';
+import type { RigState, StoreCredentials, StoreKind } from '../rig/types.ts';
 
 export interface FaultContext {
   rig: RigState;
@@ -83,6 +83,8 @@ export interface FaultKindSpec {
   fields: { required: FaultField[]; optional: FaultField[] };
   /** The values its `variant` may take, when it takes one (the schema refuses any other for this kind). */
   variants?: readonly string[];
+  /** The stores it can land on, when it depends on one's own files (the loader refuses it on another); absent: any store. */
+  stores?: readonly StoreKind[];
   /** What its landing and heal evidence in chaos.jsonl shows. */
   evidence: string;
 }

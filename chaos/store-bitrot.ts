@@ -34,7 +34,7 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { pauseService, resumeService } from '../rig/faults.ts';
 import { shQuote } from '../rig/process.ts';
 import type { Remote } from '../rig/remote.ts';
-import { STORE_DATA_DIR, STORE_SERVICE } from '../rig/store.ts';
+import { MINIO_SERVICE, STORE_DATA_DIRS } from '../rig/store.ts';
 import { BITROT_VARIANTS, type BitrotVariant } from '../lib/evidence.ts';
 import { patchFile, seededIndex } from './state-corruption.ts';
 import { listAll, storeClient, type StoreObjectRef } from './store-tamper.ts';
@@ -125,11 +125,11 @@ async function metaFilesOf(remote: Remote, drives: readonly string[], bucket: st
 }
 
 async function withStorePaused<T>(remote: Remote, fn: () => Promise<T>): Promise<T> {
-  await pauseService(remote, STORE_SERVICE);
+  await pauseService(remote, MINIO_SERVICE);
   try {
     return await fn();
   } finally {
-    await resumeService(remote, STORE_SERVICE);
+    await resumeService(remote, MINIO_SERVICE);
   }
 }
 
@@ -142,6 +142,8 @@ export const storeBitrot: FaultPackage = {
     targets: { roles: ['store'], what: 'the store', defaultRoles: ['store'] },
     fields: { required: ['variant'], optional: ['durationS'] },
     variants: BITROT_VARIANTS,
+    // MinIO's xl layout on disk: SeaweedFS keeps its data in volume files, which this fault does not know.
+    stores: ['minio'],
     evidence: "the drives, the part file, the object key or multipart directory, the offset, the byte before and after, and what MinIO answered to a GET of the object; at the heal, where the byte was restored and MinIO's answer again",
   },
   async inject(fault, ctx) {
@@ -152,7 +154,7 @@ export const storeBitrot: FaultPackage = {
     if (!spec) throw new FaultNotLanded(`no store host ${host} in the rig`);
     const remote = ctx.remote(host);
     const bucket = ctx.rig.store.bucket;
-    const root = `${spec.dataDir}/${STORE_DATA_DIR}`;
+    const root = `${spec.dataDir}/${STORE_DATA_DIRS.minio}`;
     const drives = driveRoots((await remote.exec(`find ${shQuote(root)} -maxdepth 2 -name .minio.sys -type d`, { check: false })).stdout);
     if (drives.length === 0) throw new FaultNotLanded(`no MinIO drive (a directory with .minio.sys) under ${root}`, { host, root });
     const layout = { drives: drives.length, kind: drives.length === 1 ? 'single-drive' : 'erasure' };

@@ -1,5 +1,6 @@
 /**
- * Store outage: SIGSTOP the object store's process (it keeps its sockets, so requests hang
+ * Store outage: SIGSTOP the object store's process (MinIO, or SeaweedFS's `weed server`, whose
+ * master, volume server, filer and S3 gateway are one process) (it keeps its sockets, so requests hang
  * rather than being refused, as with a stalled server); heal with SIGCONT. Landing evidence:
  * the process is stopped (state T) and a request to the store from the operations host
  * times out;
@@ -7,7 +8,7 @@
  */
 import { undoPause } from '../rig/dead-man.ts';
 import { pauseService, resumeService } from '../rig/faults.ts';
-import { STORE_SERVICE } from '../rig/store.ts';
+import { storeServiceOf } from '../rig/store.ts';
 import { FaultNotLanded, type FaultPackage } from './fault.ts';
 
 export const storeOutage: FaultPackage = {
@@ -23,10 +24,11 @@ export const storeOutage: FaultPackage = {
   async inject(_fault, ctx) {
     const host = ctx.rig.store.host;
     const remote = ctx.remote(host);
-    const heal = async () => ({ host, ...(await resumeService(remote, STORE_SERVICE)) });
+    const service = storeServiceOf(ctx.rig.store);
+    const heal = async () => ({ host, ...(await resumeService(remote, service)) });
     let paused;
     try {
-      paused = await pauseService(remote, STORE_SERVICE);
+      paused = await pauseService(remote, service);
     } catch (err) {
       await heal().catch(() => {});
       throw new FaultNotLanded((err as Error).message);

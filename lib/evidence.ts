@@ -312,6 +312,8 @@ export interface Provenance {
     operationsHost?: { cores: number; memoryMiB: number };
   };
   harness: { node: string; platform: string };
+  /** The S3 store the run ran against (the campaign's `store`, as the rig ran it); absent in runs recorded before a campaign could choose. */
+  store?: { name: string; version: string };
   /** Store settings the report's caveats cite, e.g. { MINIO_API_STALE_UPLOADS_EXPIRY: '72h' }. */
   storeSettings?: Record<string, string>;
   startedAt: string;

@@ -65,8 +65,11 @@ function lastStamp(ev: RunEvidence): string | undefined {
   return ms.length ? new Date(Math.max(...ms)).toISOString() : undefined;
 }
 
+/** The store the run ran against: provenance.json's store, or (a run recorded before a campaign could choose) its store-like component. */
 function storeComponent(ev: RunEvidence): { name: string; version: string } | undefined {
-  return ev.provenance?.components.find((c) => /minio|seaweed|versity|s3/i.test(c.name));
+  const p = ev.provenance;
+  if (p?.store) return p.store;
+  return p?.components.find((c) => /minio|seaweed|versity|s3/i.test(c.name));
 }
 
 function countersPhrase(c: Record<CounterName, number> | undefined): string {
@@ -230,6 +233,8 @@ function provenance(x: Ctx): string[] {
     ],
     ['Harness', `node ${p.harness.node} on ${p.harness.platform}`],
   ];
+  const store = storeComponent(ev);
+  if (store) rows.splice(rows.length - 1, 0, ['Store', p.store ? `${store.name} ${store.version} on the store host (the campaign's \`store\`)` : `${store.name} ${store.version} (the store component: this run's provenance.json names no store)`]);
   const replays = (p as { replays?: unknown }).replays;
   if (ev.rehearsal) rows.splice(1, 0, ['Rehearsal', describeRehearsal(ev.rehearsal, p.engine.revision)]);
   if (typeof replays === 'string') rows.splice(1, 0, ['Replay of', `run ${replays}: this run re-ran its stored schedule (campaign.resolved.json and plan.json; replay.json lists the faults kept) at the revision below`]);
@@ -547,12 +552,14 @@ function caveats(x: Ctx): string[] {
           ? ` — longer than this ${fmtDuration(x.runS)} run, so no pending upload that a durable checkpoint still referenced could be swept during it`
           : ` — **not** longer than this ${fmtDuration(x.runS)} run: a pending upload that a durable checkpoint still referenced could have been swept during it`;
     }
-    const minio = /minio/i.test(storeComponent(ev)?.name ?? '') || expiryRaw !== undefined;
+    const storeName = storeComponent(ev)?.name ?? '';
+    const minio = /minio/i.test(storeName) || expiryRaw !== undefined;
+    const seaweedfs = /seaweed/i.test(storeName);
     const expiry = expiryRaw
       ? `\`MINIO_API_STALE_UPLOADS_EXPIRY\`, set to ${expiryRaw} for this rig${fit}`
       : "`MINIO_API_STALE_UPLOADS_EXPIRY` (its value is not recorded in this run's provenance.json)";
     out.push(
-      `- ${plural(v.pendingUploads, 'multipart upload')} ${v.pendingUploads === 1 ? 'was' : 'were'} left pending after the run, counted ${ev.pendingUploads?.method ? `by the engine plug: ${ev.pendingUploads.method}` : "from the engine's own journal of started uploads, each key listed exactly"}. They are expected, not defects: a worker killed after staging parts but before its checkpoint became durable leaves its upload incomplete, and an incomplete upload has no visible object, so no consumer can read it. They only cost storage until removed.${minio ? ` MinIO does not implement the \`AbortIncompleteMultipartUpload\` lifecycle rule that the sink's documentation would otherwise call for; it sweeps stale uploads itself once they are older than ${expiry}.` : ''}`,
+      `- ${plural(v.pendingUploads, 'multipart upload')} ${v.pendingUploads === 1 ? 'was' : 'were'} left pending after the run, counted ${ev.pendingUploads?.method ? `by the engine plug: ${ev.pendingUploads.method}` : "from the engine's own journal of started uploads, each key listed exactly"}. They are expected, not defects: a worker killed after staging parts but before its checkpoint became durable leaves its upload incomplete, and an incomplete upload has no visible object, so no consumer can read it. They only cost storage until removed.${minio ? ` MinIO does not implement the \`AbortIncompleteMultipartUpload\` lifecycle rule that the sink's documentation would otherwise call for; it sweeps stale uploads itself once they are older than ${expiry}.` : ''}${seaweedfs ? ' The rig set no lifecycle rule on the SeaweedFS bucket; whether SeaweedFS removes stale uploads on its own was not measured (`docs/stores.md`).' : ''}`,
     );
   }
   const outages = x.outcomes.filter((o) => o.kind === 'store-outage' && o.planned !== undefined && o.landedAt !== undefined).length;

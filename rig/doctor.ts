@@ -38,7 +38,8 @@ const NS_PREFIX = 'cq-';
  * What the rig needs, from measured figures: docs/flink.md measured the whole Flink rig at
  * 2,865 MiB resident (Kafka brokers ~340 MiB each, MinIO ~125 MiB, the engine's
  * processes, the harness); the Clink rig needs less. The cache holds Kafka, MinIO, Flink
- * (~300 MiB measured) and a run's evidence is a few MiB, a long campaign's up to hundreds.
+ * (~300 MiB measured) and SeaweedFS (a ~230 MB binary), and a run's evidence is a few MiB,
+ * a long campaign's up to hundreds.
  */
 export const NEEDS = {
   memoryBytes: 3 * 1024 ** 3,
@@ -225,7 +226,7 @@ export async function runDoctor(opts: DoctorOptions = {}): Promise<DoctorReport>
     ? { name: 'java', status: 'ok', detail: `Java ${major}` }
     : { name: 'java', status: 'fail', detail: java.missing ? 'java not found' : `Java ${major ?? 'unknown version'}`, fix: 'install a JDK 17 or newer (apt-get install openjdk-17-jdk-headless) and put java on the PATH' });
 
-  for (const [tool, args, pkg] of [['go', ['version'], 'golang-go (Go builds MinIO)'], ['mvn', ['-v'], 'maven (Maven fetches Kafka and Flink)']] as const) {
+  for (const [tool, args, pkg] of [['go', ['version'], 'golang-go (Go builds MinIO and SeaweedFS)'], ['mvn', ['-v'], 'maven (Maven fetches Kafka and Flink)']] as const) {
     const r = sh(tool, [...args]);
     add(r.ok
       ? { name: tool, status: 'ok', detail: r.out.trim().split('\n')[0]!.replace(/\x1b\[[0-9;]*m/g, '') }

@@ -10,6 +10,7 @@
  *      files. The uploaded components (<host>/opt, <host>/bin) are kept so the next `rig up`
  *      skips their upload by sha256, and the store's data (<host>/minio-data) with the
  *      credentials that open it, so a stored run can be verified again after `rig up`;
+ *      (<host>/seaweedfs-data likewise for SeaweedFS);
  *      --purge removes them too.
  *
  * Idempotent: with nothing up it checks and succeeds.
@@ -22,10 +23,10 @@ import { clearLocal, localLeftovers, sshDir } from './local.ts';
 import { removeTaggedRules, stopAllServices } from './services.ts';
 import { closeAllRemotes, SshRemote } from './ssh.ts';
 import { readRigState, rigStatePath } from './state.ts';
-import { credentialsPath, STORE_DATA_DIR } from './store.ts';
+import { credentialsPath, STORE_DATA_DIRS } from './store.ts';
 
-/** What each host's directory keeps across `rig down` (not --purge): uploaded components and the store's data. */
-export const KEPT_ON_DOWN: readonly string[] = ['opt', 'bin', STORE_DATA_DIR];
+/** What each host's directory keeps across `rig down` (not --purge): uploaded components and each store's data. */
+export const KEPT_ON_DOWN: readonly string[] = ['opt', 'bin', ...Object.values(STORE_DATA_DIRS)];
 
 /**
  * The paths `rig down` removes, given the state directory and each host directory's

@@ -19,7 +19,7 @@ import type { Remote } from './remote.ts';
 import { listServices, removeTaggedRules } from './services.ts';
 import { remoteFor } from './ssh.ts';
 import { tcpOpen } from './net.ts';
-import { storeLive, STORE_PORT, STORE_SERVICE } from './store.ts';
+import { storeKindOfService, storeLive, STORE_PORT } from './store.ts';
 import type { RigState } from './types.ts';
 import { clockFile } from './clock.ts';
 import { disarmDeadMan } from './dead-man.ts';
@@ -82,9 +82,10 @@ export async function pauseService(remote: Remote, service: string, probeTimeout
   const state = await procState(remote, pid);
   if (state !== 'T') throw new QualError('FAULT_NOT_LANDED', `${remote.host.name}: ${service} (pid ${pid}) is in state ${state} after SIGSTOP, not T`);
   const ev: PauseEvidence = { pid, state };
-  if (service === STORE_SERVICE) {
+  const store = storeKindOfService(service);
+  if (store) {
     const t = Date.now();
-    if (await storeLive(storeEndpointOf(remote), probeTimeoutMs)) throw new QualError('FAULT_NOT_LANDED', `${remote.host.name}: the store still answers after SIGSTOP`);
+    if (await storeLive(storeEndpointOf(remote), store, probeTimeoutMs)) throw new QualError('FAULT_NOT_LANDED', `${remote.host.name}: the store still answers after SIGSTOP`);
     ev.requestTimedOutMs = Date.now() - t;
   }
   return ev;
@@ -95,9 +96,10 @@ export async function resumeService(remote: Remote, service: string, deadlineMs 
   if (pid === null) throw new QualError('FAULT_NOT_LANDED', `${remote.host.name}: ${service} is not running; nothing to resume`);
   const state = await procState(remote, pid);
   if (state === 'T') throw new QualError('FAULT_NOT_LANDED', `${remote.host.name}: ${service} (pid ${pid}) is still stopped after SIGCONT`);
-  if (service !== STORE_SERVICE) return { pid, state };
+  const store = storeKindOfService(service);
+  if (!store) return { pid, state };
   const t = Date.now();
-  await waitFor(`store on ${remote.host.name} answering after SIGCONT`, () => storeLive(storeEndpointOf(remote)), deadlineMs, 100);
+  await waitFor(`store on ${remote.host.name} answering after SIGCONT`, () => storeLive(storeEndpointOf(remote), store), deadlineMs, 100);
   return { pid, state, answeredAfterMs: Date.now() - t };
 }
 

@@ -6,6 +6,9 @@
  *   - Debian packages openssh-server, iptables, iproute2, faketime (apt-get, only when missing);
  *   - Apache Kafka (KRaft) as jars from Maven Central, resolved by Maven, run on the JDK;
  *   - MinIO built from source with `go install` at a pinned module version;
+ *   - SeaweedFS (the second S3 store a campaign may name, `store: seaweedfs`) built from the
+ *     pinned module the Go module proxy serves (`go mod download`, then `go build ./weed`:
+ *     `go install` refuses the module because its go.mod has a replace directive);
  *   - Node: the project's pinned Node binary (node_modules/node), which the rig uploads
  *     to engine hosts.
  *
@@ -25,6 +28,8 @@ export const PINS = {
   log4j: '2.24.3',
   /** github.com/minio/minio has no semver tags the module proxy serves; this is its last community commit there (2026-02-12). */
   minio: 'v0.0.0-20260212201848-7aac2a2c5b7c',
+  /** github.com/seaweedfs/seaweedfs as the module proxy serves it: a pseudo-version of its 2026-11-09 commit 7506e5f91cd6. */
+  seaweedfs: 'v0.0.0-20261109003541-7506e5f91cd6',
   // faketime brings libfaketime: the controlled wall clock of clock-step faults (rig/clock.ts).
   debianPackages: ['openssh-server', 'iptables', 'iproute2', 'faketime'],
 } as const;
@@ -32,7 +37,7 @@ export const PINS = {
 export interface Component {
   name: string;
   version: string;
-  /** A directory (kafka: its libs) or a file (minio, node). */
+  /** A directory (kafka: its libs) or a file (minio, seaweedfs, node). */
   path: string;
   sha256: string;
 }
@@ -155,6 +160,61 @@ async function minio(prev: Component | undefined, log: (l: string) => void): Pro
   return { name: 'minio', version: PINS.minio, path: bin, sha256: await sha256File(bin) };
 }
 
+/** The go tool's environment for a build: Go's own bin on PATH, no cgo, no local paths in the binary. */
+function goEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { CGO_ENABLED: '0', PATH: `${process.env.PATH}:/usr/local/go/bin`, ...extra };
+}
+
+/** Runs a command and returns its standard output (for `go mod download -json`). */
+function output(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    child.on('error', (e) => reject(new QualError('INSTALL_FAILED', `${cmd}: ${e.message}`)));
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new QualError('INSTALL_FAILED', `${cmd} ${args.join(' ')} exited ${code}:\n${err}${out.slice(-2000)}`))));
+  });
+}
+
+/** The cache directory of the pinned SeaweedFS build; its binary is `weed` inside it. */
+export function seaweedfsDir(): string {
+  return path.join(cacheDir(), `seaweedfs-${PINS.seaweedfs}`);
+}
+
+/**
+ * SeaweedFS at the pinned module version, built once into the cache. The module cache's copy
+ * of the source is read-only, so the build runs in a writable copy of it (removed after);
+ * GOFLAGS=-mod=mod lets go resolve the module's own replace directive there.
+ */
+export async function seaweedfs(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
+  const dir = seaweedfsDir();
+  const bin = path.join(dir, 'weed');
+  if (prev && prev.version === PINS.seaweedfs && existsSync(bin) && (await sha256File(bin)) === prev.sha256) return prev;
+  if (!existsSync(bin)) {
+    if (!which('go')) throw new QualError('PRECONDITION', 'Go is needed to build SeaweedFS from source (go mod download, go build)');
+    log(`building SeaweedFS ${PINS.seaweedfs} from the Go module proxy (several minutes on 2 cores)`);
+    mkdirSync(dir, { recursive: true });
+    const module = `github.com/seaweedfs/seaweedfs@${PINS.seaweedfs}`;
+    const info = JSON.parse(await output('go', ['mod', 'download', '-json', module], goEnv())) as { Dir?: string; Error?: string };
+    if (!info.Dir) throw new QualError('INSTALL_FAILED', `go mod download ${module}: ${info.Error ?? 'no module directory'}`);
+    const src = path.join(dir, 'src.tmp');
+    rmSync(src, { recursive: true, force: true });
+    await sh('cp', ['-r', info.Dir, src], { log });
+    await sh('chmod', ['-R', 'u+w', src], { log });
+    const tmp = `${bin}.tmp`;
+    try {
+      await sh('go', ['build', '-trimpath', '-o', tmp, './weed'], { cwd: src, env: goEnv({ GOFLAGS: '-mod=mod -buildvcs=false' }), log });
+      renameSync(tmp, bin);
+    } finally {
+      rmSync(src, { recursive: true, force: true });
+      rmSync(tmp, { force: true });
+    }
+  }
+  return { name: 'seaweedfs', version: PINS.seaweedfs, path: bin, sha256: await sha256File(bin) };
+}
+
 /**
  * The Node binary engine hosts run: this checkout's pinned one. The cache (and its manifest) is
  * shared by every clone on the machine, so a manifest entry may name another clone's binary,
@@ -182,6 +242,7 @@ export async function install(log: (l: string) => void = () => {}): Promise<{ ma
   components.push(...(await debianPackages(log)));
   components.push(await kafka(old('kafka'), log));
   components.push(await minio(old('minio'), log));
+  components.push(await seaweedfs(old('seaweedfs'), log));
   components.push(await node(old('node')));
   // Apache Flink for the Flink engine plug (engine/flink/): jars, the S3 plugin, the job.
   components.push(...(await installFlink(old, log)));

@@ -1,7 +1,7 @@
 /**
  * `rig status`: each host (reachable over SSH?, its services with PID, state and health),
  * the Kafka cluster (registered brokers, active controller, KRaft quorum leader and voter
- * lag, from the Kafka protocol) and the store (health/live, bucket present).
+ * lag, from the Kafka protocol) and the store (which one, live on its health path, bucket present).
  */
 import net from 'node:net';
 import { tcpOpen } from './net.ts';
@@ -9,8 +9,8 @@ import { kafkaHealth, KAFKA_PORT, KAFKA_SERVICE, type KafkaHealth } from './kafk
 import { listServices } from './services.ts';
 import { SshRemote } from './ssh.ts';
 import { readRigState, readStoreCredentials } from './state.ts';
-import { storeHealth, storeLive, STORE_SERVICE, type StoreHealth } from './store.ts';
-import type { RigState, Role, StoreCredentials } from './types.ts';
+import { storeHealth, storeKindOf, storeLive, storeServiceOf, type StoreHealth } from './store.ts';
+import type { RigState, Role, StoreCredentials, StoreKind } from './types.ts';
 
 export interface ServiceStatus {
   name: string;
@@ -33,7 +33,7 @@ export interface RigStatus {
   createdAt: string;
   hosts: HostStatus[];
   kafka: KafkaHealth & { bootstrap: string; expectedBrokers: number[]; healthy: boolean };
-  store: StoreHealth & { endpoint: string; bucket: string };
+  store: StoreHealth & { endpoint: string; bucket: string; kind: StoreKind; version: string };
   healthy: boolean;
 }
 
@@ -57,7 +57,7 @@ export async function rigStatus(state: RigState = readRigState()): Promise<RigSt
           if (healthy && s.name === KAFKA_SERVICE) {
             const b = state.kafka.brokers.find((x) => x.host === h.name);
             healthy = b ? (await tcpOpen(h.address, KAFKA_PORT)) && kafka.brokers.includes(b.nodeId) : false;
-          } else if (healthy && s.name === STORE_SERVICE && state.store.host === h.name) healthy = await storeLive(state.store.endpoint);
+          } else if (healthy && s.name === storeServiceOf(state.store) && state.store.host === h.name) healthy = await storeLive(state.store.endpoint, storeKindOf(state.store));
           out.push({ name: s.name, pid: s.pid, state: s.state, healthy });
         }
         return { name: h.name, address: h.address, roles: h.roles, reachable: true, services: out };
@@ -75,7 +75,7 @@ export async function rigStatus(state: RigState = readRigState()): Promise<RigSt
     createdAt: state.createdAt,
     hosts,
     kafka: { ...kafka, bootstrap: state.kafka.bootstrap, expectedBrokers, healthy: kafkaHealthy },
-    store: { ...store, endpoint: state.store.endpoint, bucket: state.store.bucket },
+    store: { ...store, endpoint: state.store.endpoint, bucket: state.store.bucket, kind: storeKindOf(state.store), version: state.store.version },
     healthy: hosts.every((h) => h.reachable && h.services.every((s) => s.healthy)) && kafkaHealthy && store.healthy && store.bucketPresent,
   };
 }
@@ -94,6 +94,6 @@ export function renderStatus(s: RigStatus): string {
   lines.push(`kafka  ${k.healthy ? 'ok' : 'NOT OK'}: brokers registered [${k.brokers.join(', ')}] of [${k.expectedBrokers.join(', ')}], active controller ${k.controllerId ?? '-'}, bootstrap ${k.bootstrap}`);
   if (k.quorum) lines.push(`       KRaft quorum: leader ${k.quorum.leaderId} (epoch ${k.quorum.leaderEpoch}), high watermark ${k.quorum.highWatermark}, voters ${k.quorum.voters.map((v) => `${v.id} (lag ${v.lagBehindLeader})`).join(', ')}`);
   if (k.error) lines.push(`       error: ${k.error}`);
-  lines.push(`store  ${s.store.healthy && s.store.bucketPresent ? 'ok' : 'NOT OK'}: ${s.store.endpoint} live ${s.store.healthy ? 'yes' : 'no'}, bucket ${s.store.bucket} ${s.store.bucketPresent ? 'present' : 'MISSING'}${s.store.error ? ` (${s.store.error})` : ''}`);
+  lines.push(`store  ${s.store.healthy && s.store.bucketPresent ? 'ok' : 'NOT OK'}: ${s.store.kind} ${s.store.version} at ${s.store.endpoint} live ${s.store.healthy ? 'yes' : 'no'}, bucket ${s.store.bucket} ${s.store.bucketPresent ? 'present' : 'MISSING'}${s.store.error ? ` (${s.store.error})` : ''}`);
   return lines.join('\n');
 }

@@ -1,9 +1,18 @@
 /**
- * The S3 store on the store host: MinIO (the pinned community build), started as the
- * service `minio` with root credentials generated per rig (kept in a 0600 file on the
- * operations host, never printed) and MINIO_API_STALE_UPLOADS_EXPIRY=72h, so MinIO's own
- * sweeper cannot remove a pending multipart upload during any campaign (MinIO has no
- * AbortIncompleteMultipartUpload lifecycle rule; the default expiry is 24 h).
+ * The S3 store on the store host, one of two (the campaign's `store:`, rig.json's
+ * store.kind), each started as its own service with root credentials generated per rig (kept
+ * in a 0600 file on the operations host, never printed) and the bucket created the same way:
+ *
+ *   - minio: the pinned community build, as the service `minio`, with
+ *     MINIO_API_STALE_UPLOADS_EXPIRY=72h, so MinIO's own sweeper cannot remove a pending
+ *     multipart upload during any campaign (MinIO has no AbortIncompleteMultipartUpload
+ *     lifecycle rule; the default expiry is 24 h);
+ *   - seaweedfs: the pinned SeaweedFS build as the service `seaweedfs`: `weed server -s3`
+ *     (master, volume server, filer and S3 gateway in one process, so a SIGSTOP stops all of
+ *     them), the credentials in an identities file on the store host (0600).
+ *
+ * Each store keeps its data in its own directory, so switching stores leaves the other's
+ * bucket where it was.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -14,19 +23,43 @@ import { stateDir } from '../lib/paths.ts';
 import { uploadFile } from './deploy.ts';
 import { serviceLogTail, shQuote, startService, stopService, waitFor } from './process.ts';
 import type { Remote } from './remote.ts';
-import type { StoreCredentials, StoreEndpoint } from './types.ts';
+import type { StoreCredentials, StoreEndpoint, StoreKind } from './types.ts';
 
 export const STORE_PORT = 9000;
 export const STORE_CONSOLE_PORT = 9001;
-export const STORE_SERVICE = 'minio';
+/** SeaweedFS's inner servers on the store host (its S3 gateway answers on STORE_PORT). */
+export const SEAWEEDFS_PORTS = { master: 9333, volume: 8080, filer: 8888 } as const;
+/** The service each store runs as on the store host (rig/process.ts service folders). */
+export const STORE_SERVICES: Readonly<Record<StoreKind, string>> = { minio: 'minio', seaweedfs: 'seaweedfs' };
+/** MinIO's service: the store faults that work on MinIO's own files (store-bitrot) name it. */
+export const MINIO_SERVICE = STORE_SERVICES.minio;
 export const BUCKET = 'clink-qual';
 export const STALE_UPLOADS_EXPIRY = '72h';
 /**
- * The store's data directory under the store host's dataDir. It outlives `rig down` (only
+ * Each store's data directory under the store host's dataDir. It outlives `rig down` (only
  * `rig down --purge` removes it, with the credentials that open it), so a stored run can be
- * re-verified against its bucket after the next `rig up`.
+ * re-verified against its bucket after the next `rig up` on the same store.
  */
-export const STORE_DATA_DIR = 'minio-data';
+export const STORE_DATA_DIRS: Readonly<Record<StoreKind, string>> = { minio: 'minio-data', seaweedfs: 'seaweedfs-data' };
+/** The path a store answers 200 on when it is live: MinIO's liveness probe, SeaweedFS's S3 gateway's. */
+export const STORE_HEALTH_PATHS: Readonly<Record<StoreKind, string>> = { minio: '/minio/health/live', seaweedfs: '/healthz' };
+/** The install manifest's component of each store (rig/install.ts). */
+export const STORE_COMPONENTS: Readonly<Record<StoreKind, string>> = { minio: 'minio', seaweedfs: 'seaweedfs' };
+
+/** The store a rig runs: rig.json's store.kind, MinIO for a rig.json written before there was a choice. */
+export function storeKindOf(store: Pick<StoreEndpoint, 'kind'>): StoreKind {
+  return store.kind ?? 'minio';
+}
+
+/** The service name of the store a rig runs. */
+export function storeServiceOf(store: Pick<StoreEndpoint, 'kind'>): string {
+  return STORE_SERVICES[storeKindOf(store)];
+}
+
+/** The store whose service this is, or undefined for any other service. */
+export function storeKindOfService(service: string): StoreKind | undefined {
+  return (Object.keys(STORE_SERVICES) as StoreKind[]).find((k) => STORE_SERVICES[k] === service);
+}
 
 export function credentialsPath(): string {
   return path.join(stateDir(), 'store-credentials.json');
@@ -43,10 +76,10 @@ export function s3Client(store: StoreEndpoint, creds: StoreCredentials, timeoutM
   });
 }
 
-/** GET /minio/health/live: true for 200, false otherwise (timeouts included). */
-export async function storeLive(endpoint: string, timeoutMs = 2000): Promise<boolean> {
+/** GET the store's health path (STORE_HEALTH_PATHS): true for 200, false otherwise (timeouts included). */
+export async function storeLive(endpoint: string, kind: StoreKind, timeoutMs = 2000): Promise<boolean> {
   try {
-    const r = await fetch(`${endpoint}/minio/health/live`, { signal: AbortSignal.timeout(timeoutMs) });
+    const r = await fetch(`${endpoint}${STORE_HEALTH_PATHS[kind]}`, { signal: AbortSignal.timeout(timeoutMs) });
     await r.arrayBuffer();
     return r.status === 200;
   } catch {
@@ -54,16 +87,54 @@ export async function storeLive(endpoint: string, timeoutMs = 2000): Promise<boo
   }
 }
 
-export function minioPath(remote: Remote, version: string): string {
-  return `${remote.host.dataDir}/opt/minio-${version}/minio`;
+/** Where a store's binary goes on the store host. */
+export function storeBinaryPath(remote: Remote, kind: StoreKind, version: string): string {
+  return kind === 'minio' ? `${remote.host.dataDir}/opt/minio-${version}/minio` : `${remote.host.dataDir}/opt/seaweedfs-${version}/weed`;
 }
 
-export async function startMinio(remote: Remote, version: string, creds: StoreCredentials): Promise<number> {
+/** SeaweedFS's identities file on the store host: the one admin identity, with the rig's credentials. */
+export function seaweedfsIdentities(creds: StoreCredentials): string {
+  return JSON.stringify({ identities: [{ name: 'clink-qual', credentials: [{ accessKey: creds.accessKeyId, secretKey: creds.secretAccessKey }], actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'] }] }) + '\n';
+}
+
+/**
+ * The command line of `weed server` on an address: its data directory, every inner server
+ * bound to the address on fixed ports (the rig's by default; their gRPC ports are each + 10000), the S3 gateway on STORE_PORT with the identities
+ * file, the Iceberg and Lance catalogs off, volumes of 1 GiB (at most 32, sparse files).
+ */
+export function seaweedfsCommand(weed: string, address: string, dataDir: string, identities: string, ports: { s3: number; master: number; volume: number; filer: number } = { s3: STORE_PORT, ...SEAWEEDFS_PORTS }): string {
+  return [
+    shQuote(weed),
+    'server',
+    `-dir=${shQuote(dataDir)}`,
+    `-ip=${address}`,
+    `-ip.bind=${address}`,
+    `-master.port=${ports.master}`,
+    '-master.volumeSizeLimitMB=1024',
+    `-volume.port=${ports.volume}`,
+    '-volume.max=32',
+    `-filer.port=${ports.filer}`,
+    '-s3',
+    `-s3.port=${ports.s3}`,
+    `-s3.config=${shQuote(identities)}`,
+    '-s3.port.iceberg=0',
+    '-s3.port.lance=0',
+  ].join(' ');
+}
+
+/** Starts the store of this kind on the store host, on its own data directory. Returns its PID. */
+export async function startStore(remote: Remote, kind: StoreKind, version: string, creds: StoreCredentials): Promise<number> {
   const a = remote.host.address;
   const d = remote.host.dataDir;
+  if (kind === 'seaweedfs') {
+    const identities = `${d}/etc/seaweedfs-s3.json`;
+    await remote.exec(`mkdir -p ${shQuote(`${d}/etc`)}`);
+    await remote.writeFile(identities, seaweedfsIdentities(creds), { mode: 0o600 });
+    return startService(remote, { name: STORE_SERVICES.seaweedfs, command: seaweedfsCommand(storeBinaryPath(remote, kind, version), a, `${d}/${STORE_DATA_DIRS.seaweedfs}`, identities), cwd: d });
+  }
   return startService(remote, {
-    name: STORE_SERVICE,
-    command: `${shQuote(minioPath(remote, version))} server ${shQuote(`${d}/${STORE_DATA_DIR}`)} --address ${a}:${STORE_PORT} --console-address ${a}:${STORE_CONSOLE_PORT} --quiet`,
+    name: STORE_SERVICES.minio,
+    command: `${shQuote(storeBinaryPath(remote, kind, version))} server ${shQuote(`${d}/${STORE_DATA_DIRS.minio}`)} --address ${a}:${STORE_PORT} --console-address ${a}:${STORE_CONSOLE_PORT} --quiet`,
     env: {
       MINIO_ROOT_USER: creds.accessKeyId,
       MINIO_ROOT_PASSWORD: creds.secretAccessKey,
@@ -85,20 +156,21 @@ function keptCredentials(): StoreCredentials | undefined {
 }
 
 /**
- * Uploads MinIO and starts it on the data an earlier rig left (kept across `rig down`, with
- * the credentials that open it; fresh ones when there are none), and creates the bucket
- * unless it is there already.
+ * Uploads the store of this kind and starts it on the data an earlier rig left (kept across
+ * `rig down`, with the credentials that open it; fresh ones when there are none), after
+ * stopping whichever store ran there (one store answers on STORE_PORT), and creates the
+ * bucket unless it is there already.
  */
-export async function deployStore(remote: Remote, binary: string, version: string, log: (l: string) => void): Promise<{ endpoint: StoreEndpoint; credentials: StoreCredentials }> {
+export async function deployStore(remote: Remote, kind: StoreKind, binary: string, version: string, log: (l: string) => void): Promise<{ endpoint: StoreEndpoint; credentials: StoreCredentials }> {
   const kept = keptCredentials();
   const credentials: StoreCredentials = kept ?? { accessKeyId: `cq${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
   if (!kept) writeFileSync(credentialsPath(), JSON.stringify(credentials) + '\n', { mode: 0o600 });
-  log(`${remote.host.name}: store data in ${STORE_DATA_DIR}/ (kept across rig down), ${kept ? "the earlier rig's credentials" : 'fresh credentials'}`);
-  await stopService(remote, STORE_SERVICE);
-  const copied = await uploadFile(remote, binary, minioPath(remote, version), 0o755);
-  log(`${remote.host.name}: minio binary ${copied ? 'copied' : 'unchanged'}`);
-  await remote.exec(`mkdir -p ${shQuote(`${remote.host.dataDir}/${STORE_DATA_DIR}`)}`);
-  await startMinio(remote, version, credentials);
+  log(`${remote.host.name}: ${kind} data in ${STORE_DATA_DIRS[kind]}/ (kept across rig down), ${kept ? "the earlier rig's credentials" : 'fresh credentials'}`);
+  for (const service of Object.values(STORE_SERVICES)) await stopService(remote, service);
+  const copied = await uploadFile(remote, binary, storeBinaryPath(remote, kind, version), 0o755);
+  log(`${remote.host.name}: ${kind} binary ${copied ? 'copied' : 'unchanged'}`);
+  await remote.exec(`mkdir -p ${shQuote(`${remote.host.dataDir}/${STORE_DATA_DIRS[kind]}`)}`);
+  await startStore(remote, kind, version, credentials);
   const endpoint: StoreEndpoint = {
     endpoint: `http://${remote.host.address}:${STORE_PORT}`,
     region: 'us-east-1',
@@ -106,6 +178,7 @@ export async function deployStore(remote: Remote, binary: string, version: strin
     credentialsFile: credentialsPath(),
     host: remote.host.name,
     version,
+    kind,
   };
   await waitStoreReady(remote, endpoint);
   const s3 = s3Client(endpoint, credentials);
@@ -132,10 +205,11 @@ export async function deployStore(remote: Remote, binary: string, version: strin
 }
 
 export async function waitStoreReady(remote: Remote, endpoint: StoreEndpoint, timeoutMs = 60_000): Promise<void> {
+  const kind = storeKindOf(endpoint);
   try {
-    await waitFor(`MinIO on ${remote.host.name} (${endpoint.endpoint}/minio/health/live)`, () => storeLive(endpoint.endpoint), timeoutMs, 250);
+    await waitFor(`${kind} on ${remote.host.name} (${endpoint.endpoint}${STORE_HEALTH_PATHS[kind]})`, () => storeLive(endpoint.endpoint, kind), timeoutMs, 250);
   } catch (err) {
-    throw new QualError('READINESS_TIMEOUT', `${(err as Error).message}\n--- ${remote.host.name} minio out.log ---\n${await serviceLogTail(remote, STORE_SERVICE, 20).catch(() => '')}`);
+    throw new QualError('READINESS_TIMEOUT', `${(err as Error).message}\n--- ${remote.host.name} ${STORE_SERVICES[kind]} out.log ---\n${await serviceLogTail(remote, STORE_SERVICES[kind], 20).catch(() => '')}`);
   }
 }
 
@@ -146,8 +220,9 @@ export interface StoreHealth {
 }
 
 export async function storeHealth(endpoint: StoreEndpoint, creds: StoreCredentials | null): Promise<StoreHealth> {
-  const healthy = await storeLive(endpoint.endpoint);
-  if (!healthy) return { healthy, bucketPresent: false, error: 'health/live did not answer 200' };
+  const kind = storeKindOf(endpoint);
+  const healthy = await storeLive(endpoint.endpoint, kind);
+  if (!healthy) return { healthy, bucketPresent: false, error: `${STORE_HEALTH_PATHS[kind]} did not answer 200` };
   if (!creds) return { healthy, bucketPresent: false, error: 'no credentials file' };
   const s3 = s3Client(endpoint, creds, 5000);
   try {

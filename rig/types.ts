@@ -33,6 +33,10 @@ export interface KafkaEndpoint {
   version: string;
 }
 
+/** The S3 stores the rig can run on its store host (a campaign's `store:`). */
+export const STORE_KINDS = ['minio', 'seaweedfs'] as const;
+export type StoreKind = (typeof STORE_KINDS)[number];
+
 export interface StoreEndpoint {
   /** e.g. http://10.203.0.18:9000 */
   endpoint: string;
@@ -42,6 +46,8 @@ export interface StoreEndpoint {
   credentialsFile: string;
   host: string;
   version: string;
+  /** Which store runs (absent in a rig.json written before SeaweedFS could: MinIO). */
+  kind?: StoreKind;
 }
 
 /** What `rig up` writes to <stateDir>/rig.json and every later command reads. */

@@ -1,10 +1,12 @@
 /**
  * `rig up`: hosts first (local namespaces, or an inventory's machines), then one code path
  * over SSH for both: clear what an earlier rig left on the hosts, deploy Kafka to the
- * brokers, MinIO to the store and Node to the engine hosts, wait for each to be ready,
- * and write <stateDir>/rig.json.
+ * brokers, the S3 store (MinIO by default, or SeaweedFS: `rig up --store`) to the store host
+ * and Node to the engine hosts, wait for each to be ready, and write <stateDir>/rig.json.
+ * A campaign that names the other store switches the running rig's store (switchStore).
  */
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { QualError } from '../lib/errors.ts';
 import { stateDir } from '../lib/paths.ts';
 import { uploadFile } from './deploy.ts';
 import { removeRuntimeFiles } from './down.ts';
@@ -17,14 +19,16 @@ import { servicePid } from './process.ts';
 import { removeTaggedRules, stopAllServices } from './services.ts';
 import { closeAllRemotes, remoteFor } from './ssh.ts';
 import { rigStatePath } from './state.ts';
-import { deployStore, STORE_SERVICE } from './store.ts';
-import type { HostSpec, RigState } from './types.ts';
+import { deployStore, storeKindOf, STORE_COMPONENTS, STORE_SERVICES } from './store.ts';
+import type { HostSpec, RigState, StoreKind } from './types.ts';
 
 /** Where the Node binary goes on engine hosts, relative to the host's dataDir (RigState.nodePath). */
 export const NODE_RELATIVE_PATH = 'bin/node';
 
 export interface RigUpOptions {
   inventory?: string;
+  /** The store to run on the store host (default minio). */
+  store?: StoreKind;
   log?: (line: string) => void;
 }
 
@@ -36,10 +40,10 @@ function writeState(state: RigState): void {
 }
 
 /** Deploys every service onto hosts that are reachable over SSH. */
-export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], log: (l: string) => void): Promise<RigState> {
+export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], log: (l: string) => void, storeKind: StoreKind = 'minio'): Promise<RigState> {
   const manifest = readManifest();
   const kafka = component(manifest, 'kafka');
-  const minio = component(manifest, 'minio');
+  const storeBinary = component(manifest, STORE_COMPONENTS[storeKind]);
   // This checkout's Node, not necessarily the one of the clone that last wrote the shared manifest.
   const node = await currentNode(manifest.components.find((c) => c.name === 'node'));
 
@@ -70,8 +74,8 @@ export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], 
     })(),
     (async () => {
       const t = Date.now();
-      const s = await deployStore(remoteFor(storeHost), minio.path, minio.version, log);
-      log(`store: MinIO up at ${s.endpoint.endpoint}, bucket ${s.endpoint.bucket} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+      const s = await deployStore(remoteFor(storeHost), storeKind, storeBinary.path, storeBinary.version, log);
+      log(`store: ${storeKind} up at ${s.endpoint.endpoint}, bucket ${s.endpoint.bucket} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
       return s;
     })(),
     (async () => {
@@ -84,8 +88,8 @@ export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], 
       const pid = await servicePid(b.remote, KAFKA_SERVICE);
       if (pid) recordPid(pid, `kafka ${b.remote.host.name}`);
     }
-    const pid = await servicePid(remoteFor(storeHost), STORE_SERVICE);
-    if (pid) recordPid(pid, `minio ${storeHost.name}`);
+    const pid = await servicePid(remoteFor(storeHost), STORE_SERVICES[storeKind]);
+    if (pid) recordPid(pid, `${STORE_SERVICES[storeKind]} ${storeHost.name}`);
   }
   return {
     kind,
@@ -104,7 +108,7 @@ export async function rigUp(opts: RigUpOptions = {}): Promise<RigState> {
     if (opts.inventory) {
       const hosts = readInventory(opts.inventory);
       log(`inventory ${opts.inventory}: ${hosts.length} hosts`);
-      const state = await deployServices(hosts, 'inventory', log);
+      const state = await deployServices(hosts, 'inventory', log, opts.store);
       writeState(state);
       return state;
     }
@@ -119,7 +123,7 @@ export async function rigUp(opts: RigUpOptions = {}): Promise<RigState> {
     try {
       const hosts = await createLocalHosts(log);
       log(`namespaces, bridge ${BRIDGE} and sshd up on ${hosts.length} hosts (${((Date.now() - t) / 1000).toFixed(1)} s)`);
-      state = await deployServices(hosts, 'local', log);
+      state = await deployServices(hosts, 'local', log, opts.store);
       state.local = { bridge: BRIDGE, subnet: SUBNET, namespaces: hosts.map((h) => namespaceOf(h.name)) };
       writeState(state);
     } catch (err) {
@@ -133,4 +137,30 @@ export async function rigUp(opts: RigUpOptions = {}): Promise<RigState> {
   } finally {
     await closeAllRemotes();
   }
+}
+
+/**
+ * The rig with the store `kind` running on its store host: the rig as it is when it already
+ * runs that store; otherwise the running store is stopped (its data stays in its own
+ * directory), the other one is deployed with the same credentials and bucket, and rig.json
+ * is rewritten to name it. Kafka and the engine hosts are not touched.
+ */
+export async function switchStore(state: RigState, kind: StoreKind, log: (l: string) => void = () => {}): Promise<RigState> {
+  const running = storeKindOf(state.store);
+  if (running === kind) return state;
+  const binary = component(readManifest(), STORE_COMPONENTS[kind]);
+  const host = state.hosts.find((h) => h.name === state.store.host);
+  if (!host) throw new QualError('INTERNAL', `rig.json names the store host ${state.store.host}, which is not among its hosts`);
+  const t = Date.now();
+  log(`store: switching ${host.name} from ${running} to ${kind}`);
+  const remote = remoteFor(host);
+  const { endpoint } = await deployStore(remote, kind, binary.path, binary.version, log);
+  if (state.kind === 'local') {
+    const pid = await servicePid(remote, STORE_SERVICES[kind]);
+    if (pid) recordPid(pid, `${STORE_SERVICES[kind]} ${host.name}`);
+  }
+  log(`store: ${kind} up at ${endpoint.endpoint}, bucket ${endpoint.bucket} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+  const next: RigState = { ...state, store: endpoint };
+  writeState(next);
+  return next;
 }

@@ -1,5 +1,7 @@
 import type { Command } from '../../lib/cli.ts';
 import { stateDir } from '../../lib/paths.ts';
+import { QualError } from '../../lib/errors.ts';
+import { STORE_KINDS, type StoreKind } from '../../rig/types.ts';
 import { rigUp } from '../../rig/up.ts';
 
 const command: Command = {
@@ -14,20 +16,24 @@ With --inventory FILE, the hosts are the machines the YAML file names (see rig/i
 for the format); their host keys must already be in the known-hosts file it names.
 
 Either way everything after that goes over SSH: Kafka (KRaft, 3 combined nodes) on the
-brokers, MinIO with bucket clink-qual on the store, Node on the engine hosts. The rig's
+brokers, the S3 store with bucket clink-qual on the store host (MinIO, or SeaweedFS with
+--store seaweedfs; a campaign naming the other store switches it), Node on the engine hosts. The rig's
 state is written to ${stateDir()}/rig.json; the store credentials to a 0600 file beside
 it (never printed). Needs 'clink-qual rig install' first.`,
   options: {
     inventory: { type: 'string', description: 'A YAML inventory of real hosts instead of local namespaces', valueName: 'FILE' },
+    store: { type: 'string', description: `The S3 store on the store host: ${STORE_KINDS.join(' or ')} (default minio)`, valueName: 'KIND' },
   },
-  examples: ['clink-qual rig up', 'clink-qual rig up --inventory hosts.yaml'],
+  examples: ['clink-qual rig up', 'clink-qual rig up --store seaweedfs', 'clink-qual rig up --inventory hosts.yaml'],
   async run({ values }) {
+    const store = values.store === undefined ? 'minio' : String(values.store);
+    if (!(STORE_KINDS as readonly string[]).includes(store)) throw new QualError('BAD_ARGUMENTS', `--store ${store}: one of ${STORE_KINDS.join(', ')}`);
     const t0 = Date.now();
     const log = (l: string) => console.log(`rig up: ${l}`);
     // One command on the rig at a time (exit 2 naming the holder); released when this process ends.
     (await import('../../rig/lock.ts')).acquireRigLock('rig up', { log });
-    const state = await rigUp({ ...(typeof values.inventory === 'string' ? { inventory: values.inventory } : {}), log });
-    console.log(`rig up: ${state.kind} rig ready: ${state.hosts.length} hosts, kafka ${state.kafka.bootstrap}, store ${state.store.endpoint} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    const state = await rigUp({ ...(typeof values.inventory === 'string' ? { inventory: values.inventory } : {}), store: store as StoreKind, log });
+    console.log(`rig up: ${state.kind} rig ready: ${state.hosts.length} hosts, kafka ${state.kafka.bootstrap}, store ${store} ${state.store.endpoint} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   },
 };
 export default command;

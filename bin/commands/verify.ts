@@ -25,6 +25,28 @@ export function objectsGone(ledgerObjects: number, listed: number | 'no bucket',
 }
 
 /**
+ * Why a recount against the rig's store must not run (undefined when it may): the run ran on
+ * one store (provenance.json's store.name) and the rig now runs the other, whose data
+ * directory does not hold the run's bucket. Runs recorded before campaigns named a store
+ * ran on MinIO.
+ */
+export function otherStore(ranOn: string | undefined, running: string): string | undefined {
+  const ran = ranOn ?? 'minio';
+  if (ran === running) return undefined;
+  return `the run ran on ${ran} and the rig runs ${running}: each store keeps its own data, so the run's objects are not in this one. Switch the rig's store first ('rig up --store ${ran}', or a campaign with 'store: ${ran}'), then verify again.`;
+}
+
+/** provenance.json's store.name, or undefined (no file, no field). */
+function storeOfRun(runDir: string): string | undefined {
+  try {
+    const name = (JSON.parse(readFileSync(path.join(runDir, EVIDENCE.provenance.file), 'utf8')) as { store?: { name?: unknown } }).store?.name;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * How the findings place an object (subtask, epoch, checkpoint): by the run's engine's
  * reading of its own keys (provenance.json's engine.name, Engine.placeOfObject); nothing
  * is placed without a run directory or when its engine is unknown.
@@ -118,7 +140,11 @@ store no longer holds the run: verify says so, recounts nothing and writes nothi
       outPath ??= verifyOutPath(runDir);
       if (!credentials) {
         const { readRigState, readStoreCredentials } = await import('../../rig/state.ts');
-        credentials = readStoreCredentials(readRigState());
+        const { storeKindOf } = await import('../../rig/store.ts');
+        const rig = readRigState();
+        const wrong = otherStore(storeOfRun(runDir), storeKindOf(rig.store));
+        if (wrong) throw new QualError('PRECONDITION', wrong);
+        credentials = readStoreCredentials(rig);
       }
     } else {
       const missing = ['endpoint', 'bucket', 'seed', 'partitions', 'keys', 'produced'].filter((k) => v[k] === undefined);

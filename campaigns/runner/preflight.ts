@@ -21,7 +21,7 @@ import { kafkaHealth, KAFKA_SERVICE } from '../../rig/kafka.ts';
 import { waitFor } from '../../rig/process.ts';
 import type { Remote } from '../../rig/remote.ts';
 import { listServices } from '../../rig/services.ts';
-import { storeLive, STORE_SERVICE } from '../../rig/store.ts';
+import { storeKindOf, storeLive, storeServiceOf, STORE_HEALTH_PATHS } from '../../rig/store.ts';
 import type { RigState } from '../../rig/types.ts';
 
 export type HealedHost = Awaited<ReturnType<typeof healAll>>[number];
@@ -70,12 +70,13 @@ export async function rigChecks(rig: RigState, remote: (hostName: string) => Rem
         ? `not running: ${brokerDown.map((b) => b.host).join(', ') || 'none'}; not registered: ${unregistered.map((b) => b.nodeId).join(', ') || 'none'}; quorum leader: ${health.quorum?.leaderId ?? 'none'}${health.error ? ` (${health.error})` : ''}`
         : `brokers ${health.brokers.join(', ')} registered, quorum leader ${health.quorum!.leaderId}`,
   });
-  const storeSvc = perHost.find((x) => x.host === rig.store.host)?.services.find((s) => s.name === STORE_SERVICE);
-  const live = await storeLive(rig.store.endpoint, 3000);
+  const storeService = storeServiceOf(rig.store);
+  const storeSvc = perHost.find((x) => x.host === rig.store.host)?.services.find((s) => s.name === storeService);
+  const live = await storeLive(rig.store.endpoint, storeKindOf(rig.store), 3000);
   checks.push({
     name: 'store answering',
     passed: storeSvc?.state === 'running' && live,
-    evidence: `${rig.store.host}/${STORE_SERVICE} ${storeSvc?.state ?? 'not found'}; ${rig.store.endpoint}/minio/health/live ${live ? 'answered 200' : 'did not answer 200'}`,
+    evidence: `${rig.store.host}/${storeService} ${storeSvc?.state ?? 'not found'}; ${rig.store.endpoint}${STORE_HEALTH_PATHS[storeKindOf(rig.store)]} ${live ? 'answered 200' : 'did not answer 200'}`,
   });
   return checks;
 }

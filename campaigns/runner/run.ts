@@ -29,9 +29,9 @@ import { pointLatest } from '../../reports/runs-list.ts';
 import { readManifest } from '../../rig/install.ts';
 import { closeAllRemotes, remoteFor } from '../../rig/ssh.ts';
 import { readRigState, readStoreCredentials } from '../../rig/state.ts';
-import { STALE_UPLOADS_EXPIRY } from '../../rig/store.ts';
+import { STALE_UPLOADS_EXPIRY, storeKindOf } from '../../rig/store.ts';
 import type { RigState } from '../../rig/types.ts';
-import { rigUp } from '../../rig/up.ts';
+import { rigUp, switchStore } from '../../rig/up.ts';
 import { applyOverrides, describeOverrides, noOverrides, type OverriddenCampaign, type Overrides } from '../overrides.ts';
 import { campaignForMutant, loadForEngine } from '../per-mutant.ts';
 import { formatPlanJson, planCampaign } from '../plan.ts';
@@ -118,7 +118,8 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
 
 /**
  * Everything before the first phase: the campaign loaded and planned (or a stored run's
- * schedule replayed), the rig found or brought up, the preflight passed, the run's store
+ * schedule replayed), the rig found or brought up on the campaign's store (a running rig on
+ * the other store switched after its preflight, then checked again), the preflight passed, the run's store
  * created with its campaign, plan and provenance. Nothing on the rig is touched before the
  * preflight, and a bad run id or mutant is refused before the rig is even looked at.
  */
@@ -147,22 +148,30 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
   const plan = replayed ? replayed.plan : planCampaign(campaign);
   const rehearsal = opts.rehearsal !== undefined ? readRehearsal(opts.rehearsal) : undefined;
 
-  // The rig: from an inventory, the live local rig, or (smoke) a local rig brought up now.
+  // The rig: from an inventory, the live local rig, or (smoke) a local rig brought up now,
+  // running the campaign's store (a campaign resolved before stores could be chosen: MinIO).
   let rig: RigState;
+  const storeKind = campaign.store ?? 'minio';
   const inventory = opts.inventory ?? (campaign.rig.kind === 'inventory' ? campaign.rig.file : undefined);
-  if (inventory) rig = await rigUp({ inventory, log });
+  if (inventory) rig = await rigUp({ inventory, store: storeKind, log });
   else {
     try {
       rig = readRigState();
     } catch (err) {
       if (!opts.rigUpIfMissing) throw err;
       log('no rig is up: bringing up the local rig');
-      rig = await rigUp({ log });
+      rig = await rigUp({ store: storeKind, log });
     }
   }
   // Preflight (campaigns/runner/preflight.ts): SSH with pinned keys, then heal what a crashed
   // controller left (tagged rules, paused services) and check every service before the gate.
-  const pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log);
+  // A rig on the other store is switched once the preflight has passed, and checked again.
+  let pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log);
+  if (storeKindOf(rig.store) !== storeKind) {
+    log(`the campaign names store ${storeKind}; the rig runs ${storeKindOf(rig.store)}`);
+    rig = await switchStore(rig, storeKind, log);
+    pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log);
+  }
   const credentials = readStoreCredentials(rig);
   const remote = (name: string) => {
     const h = rig.hosts.find((x) => x.name === name);
@@ -214,7 +223,8 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
     rig: { kind: rig.kind, hosts: rig.hosts.map((h) => ({ name: h.name, address: h.address, roles: [...h.roles] })), operationsHost: operationsHostResources() },
     harness: { node: process.version, platform: `${process.platform} ${process.arch}` },
     startedAt,
-    storeSettings: { MINIO_API_STALE_UPLOADS_EXPIRY: STALE_UPLOADS_EXPIRY },
+    store: { name: storeKindOf(rig.store), version: rig.store.version },
+    ...(storeKindOf(rig.store) === 'minio' ? { storeSettings: { MINIO_API_STALE_UPLOADS_EXPIRY: STALE_UPLOADS_EXPIRY } } : {}),
     ...(replayed ? { replays: replayed.record.replays } : {}),
   });
   return { runId, campaign, engine, mutant, plan, rig, credentials, remote, topic, prefix, startedAt, revision, store, progress, log };

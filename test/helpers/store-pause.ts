@@ -3,8 +3,9 @@
  *
  * - Development (CLINK_QUAL_S3_ENDPOINT set): the loopback MinIO's own process on this
  *   machine, found as the `minio server` process listening on that endpoint's port.
- * - Otherwise, the rig: the store host's `minio` service, signalled over SSH
- *   (rig/process.ts signalService through rig/ssh.ts remoteFor).
+ * - Otherwise, the rig: the store host's store service (`minio`, or `seaweedfs` when rig.json
+ *   says the rig runs SeaweedFS), signalled over SSH (rig/process.ts signalService through
+ *   rig/ssh.ts remoteFor).
  *
  * Always resume in a finally: a store left stopped would hang every later test.
  */
@@ -51,18 +52,20 @@ export async function storePause(): Promise<StorePause> {
   const { readRigState } = await import('../../rig/state.ts');
   const { remoteFor } = await import('../../rig/ssh.ts');
   const { signalService } = await import('../../rig/process.ts');
+  const { storeServiceOf } = await import('../../rig/store.ts');
   const state = readRigState();
+  const service = storeServiceOf(state.store);
   const host = state.hosts.find((h) => h.name === state.store.host) ?? state.hosts.find((h) => h.roles.includes('store'));
   if (!host) throw new Error('the rig state names no store host');
   const remote = remoteFor(host);
   return {
-    describe: `rig store ${host.name} (service minio)`,
+    describe: `rig store ${host.name} (service ${service})`,
     async pause() {
-      const pid = await signalService(remote, 'minio', 'STOP');
-      if (pid === null) throw new Error(`${host.name}: minio is not running`);
+      const pid = await signalService(remote, service, 'STOP');
+      if (pid === null) throw new Error(`${host.name}: ${service} is not running`);
     },
     async resume() {
-      await signalService(remote, 'minio', 'CONT');
+      await signalService(remote, service, 'CONT');
     },
     async close() {
       await remote.close();

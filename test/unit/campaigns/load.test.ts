@@ -76,7 +76,7 @@ t.test('all schema problems are reported at once, each on its own line', async (
     'multi.yaml:9: faults[0].durationS: not allowed for kind worker-kill',
     `multi.yaml:10: faults[1].kind: must be one of: ${FAULT_KINDS.join(', ')} (found "fire")`,
     'multi.yaml:12: faults[2].share: must be <= 1',
-    'multi.yaml:15: colour: unknown field (allowed here: name, description, seed, rig, engine, workload, gate, faults, compositions, schedule, deadlines, oracle, perMutant)',
+    'multi.yaml:15: colour: unknown field (allowed here: name, description, seed, rig, store, engine, workload, gate, faults, compositions, schedule, deadlines, oracle, perMutant)',
   ]);
 });
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BudgetSpent, ddmin, readState, shrink, unitsOf, type CandidateRun, type Outcome } from '../../../campaigns/shrink.ts';
+import { BudgetSpent, ddmin, minimalCampaignYaml, readState, shrink, unitsOf, type CandidateRun, type Outcome } from '../../../campaigns/shrink.ts';
 import { loadStoredRun } from '../../../campaigns/replay.ts';
 import { parseCampaign } from '../../../campaigns/load.ts';
 import { planCampaign } from '../../../campaigns/plan.ts';
@@ -106,6 +106,18 @@ t.test('shrink on a stored run: minimal faults, state, report and a minimal.yaml
   const kept = stored.plan.filter((f) => [lone.id, ...compFaults].includes(f.id));
   const shape = (f: PlannedFault) => [f.kind, f.atS, f.target ?? null, f.point ?? null, f.durationS ?? null];
   t.same(replanned.map(shape), kept.map(shape));
+});
+
+t.test("minimal.yaml keeps the store the shrunk run ran on (none named: the loader's default, MinIO)", async (t) => {
+  const stored = loadStoredRun(FIXTURE);
+  const plan = stored.plan.slice(0, 1);
+  const onWeed = minimalCampaignYaml({ ...stored, campaign: { ...stored.campaign, store: 'seaweedfs' } }, plan, 60);
+  t.match(onWeed, /^store: seaweedfs$/m);
+  t.equal(parseCampaign(onWeed, 'm.yaml').store, 'seaweedfs');
+  const { store: _s, ...older } = stored.campaign;
+  const before = minimalCampaignYaml({ ...stored, campaign: older as typeof stored.campaign }, plan, 60);
+  t.notMatch(before, /^store:/m);
+  t.equal(parseCampaign(before, 'm.yaml').store, 'minio');
 });
 
 t.test('shrink resumes: an interrupted search continues without re-running decided candidates', async (t) => {

@@ -465,6 +465,7 @@ t.test('claim boundaries from provenance: the rig, the engine as deployed, the s
   const dir = copyRun(t, 'run-pass');
   editJson(dir, 'provenance.json', (p) => {
     p.components.find((c: { name: string }) => c.name === 'minio').version = 'v0.0.0-20260212201848-7aac2a2c5b7c';
+    p.store.version = 'v0.0.0-20260212201848-7aac2a2c5b7c';
     p.rig.kind = 'inventory';
     p.engine.profile = 'The job is one chained vertex (a test profile).';
   });
@@ -489,3 +490,33 @@ t.test('claim boundaries from provenance: the rig, the engine as deployed, the s
   t.match(claimOf(md), "when an engine host's wall clock steps");
 });
 
+
+t.test("the store the run ran against is provenance.json's store: named in provenance and boundaries; F-1 only for the pinned MinIO", async (t) => {
+  const pass = renderReport(fx('run-pass'));
+  t.match(pass, "| Store | minio RELEASE.2025-09-07T16-13-09Z on the store host (the campaign's `store`) |");
+  t.match(renderReport(fx('run-fail')), "| Store | minio RELEASE.2025-09-07T16-13-09Z (the store component: this run's provenance.json names no store) |", 'an older run: its store component');
+
+  const weed = 'v0.0.0-20261109003541-7506e5f91cd6';
+  const dir = copyRun(t, 'run-pass');
+  editJson(dir, 'provenance.json', (p) => {
+    // Both stores are installed (the manifest lists both); the pinned MinIO's version would carry F-1 if it were taken for the store.
+    p.components.find((c: { name: string }) => c.name === 'minio').version = 'v0.0.0-20260212201848-7aac2a2c5b7c';
+    p.components.push({ name: 'seaweedfs', version: weed, sha256: 'e'.repeat(64) });
+    p.store = { name: 'seaweedfs', version: weed };
+    delete p.storeSettings;
+  });
+  const md = renderReport(dir);
+  t.match(md, `| Store | seaweedfs ${weed} on the store host (the campaign's \`store\`) |`);
+  t.match(md, `against seaweedfs ${weed}, on `, 'the Demonstrated line names the store');
+  t.match(md, `- **Known defects of this store:** none of the harness's registry applies to seaweedfs ${weed}.`);
+  t.notMatch(md, 'F-1', 'F-1 is MinIO\'s');
+  t.notMatch(md, 'MINIO_API_STALE_UPLOADS_EXPIRY', "no MinIO sweeper on SeaweedFS");
+  t.match(md, 'The rig set no lifecycle rule on the SeaweedFS bucket; whether SeaweedFS removes stale uploads on its own was not measured (`docs/stores.md`).');
+
+  editJson(dir, 'provenance.json', (p) => {
+    p.store = { name: 'minio', version: 'v0.0.0-20260212201848-7aac2a2c5b7c' };
+  });
+  const minio = renderReport(dir);
+  t.match(minio, '- **Known defects of this store** (minio v0.0.0-20260212201848-7aac2a2c5b7c), which a run against it may meet: F-1:', 'the pinned MinIO, named by the store field, carries F-1');
+  t.notMatch(minio, 'SeaweedFS bucket');
+});

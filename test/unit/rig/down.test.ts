@@ -1,24 +1,25 @@
 /**
- * rig/down.ts: what `rig down` removes. The store's data and the uploaded components outlive
+ * rig/down.ts: what `rig down` removes. Each store's data and the uploaded components outlive
  * a plain down (so a stored run can be verified again after `rig up`); --purge removes
  * everything, the store's credentials included.
  */
 import path from 'node:path';
 import t from 'tap';
 import { KEPT_ON_DOWN, runtimeFilesToRemove } from '../../../rig/down.ts';
-import { STORE_DATA_DIR } from '../../../rig/store.ts';
+import { STORE_DATA_DIRS } from '../../../rig/store.ts';
 
 const root = '/var/lib/cq';
 const files = { rigState: `${root}/rig.json`, credentials: `${root}/store-credentials.json`, ssh: `${root}/ssh` };
 const hosts = {
-  store: ['opt', 'bin', STORE_DATA_DIR, 'services', 'etc'],
+  store: ['opt', 'bin', STORE_DATA_DIRS.minio, STORE_DATA_DIRS.seaweedfs, 'services', 'etc'],
   'worker-1': ['opt', 'bin', 'services', 'state', 'etc'],
 };
 
 t.test('down keeps the store data, its credentials and the components; removes the rest', async (t) => {
   const removed = runtimeFilesToRemove(root, false, hosts, files);
-  t.same(KEPT_ON_DOWN, ['opt', 'bin', 'minio-data']);
-  t.notOk(removed.includes(path.join(root, 'hosts', 'store', STORE_DATA_DIR)), "the store's data is kept");
+  t.same(KEPT_ON_DOWN, ['opt', 'bin', 'minio-data', 'seaweedfs-data']);
+  t.notOk(removed.includes(path.join(root, 'hosts', 'store', STORE_DATA_DIRS.minio)), "MinIO's data is kept");
+  t.notOk(removed.includes(path.join(root, 'hosts', 'store', STORE_DATA_DIRS.seaweedfs)), "SeaweedFS's data is kept");
   t.notOk(removed.includes(files.credentials), 'the credentials that open it are kept');
   t.notOk(removed.some((p) => /\/(opt|bin)$/.test(p)), 'uploaded components kept');
   t.same(

@@ -1,10 +1,11 @@
 /**
  * `verify RUN_DIR` and a store that no longer holds the run: with judged objects in the
  * ledger, an empty prefix or a missing bucket stops the recount (which would call every
- * one of them a mutation) with a message saying what happened and what to do.
+ * one of them a mutation) with a message saying what happened and what to do; so does a run
+ * recorded on one store when the rig runs the other.
  */
 import t from 'tap';
-import { objectsGone } from '../../../../bin/commands/verify.ts';
+import { objectsGone, otherStore } from '../../../../bin/commands/verify.ts';
 
 t.test('the objects are gone: the ledger has objects, the prefix is empty or the bucket missing', async (t) => {
   const empty = objectsGone(3688, 0, 's3://clink-qual/run-1/');
@@ -18,4 +19,14 @@ t.test('a recount goes ahead when there is something to judge, or nothing was ju
   t.equal(objectsGone(3688, 1, 'p'), undefined, 'some objects listed: recount (a missing one is a mutation)');
   t.equal(objectsGone(0, 0, 'p'), undefined, 'an empty ledger: nothing to lose');
   t.equal(objectsGone(0, 'no bucket', 'p'), undefined);
+});
+
+t.test("a run on one store is not recounted against the other (each keeps its own data)", async (t) => {
+  t.equal(otherStore('seaweedfs', 'seaweedfs'), undefined);
+  t.equal(otherStore('minio', 'minio'), undefined);
+  t.equal(otherStore(undefined, 'minio'), undefined, 'a run from before stores were named ran on MinIO');
+  const msg = otherStore('seaweedfs', 'minio');
+  t.match(msg, /^the run ran on seaweedfs and the rig runs minio/);
+  t.match(msg, /rig up --store seaweedfs/, 'says what to do');
+  t.match(otherStore(undefined, 'seaweedfs'), /the run ran on minio and the rig runs seaweedfs/);
 });

@@ -88,6 +88,13 @@ function localRemoteOut(host: HostSpec): string {
   return r.stdout;
 }
 
+t.test("the store's disk is the data directory of the store the rig runs", async (t) => {
+  const host = hostDir(t, 'store', ['store']);
+  t.same(diskTargets(host, '4.1.1'), [{ what: 'store', path: `${host.dataDir}/minio-data` }], 'MinIO by default');
+  t.same(diskTargets(host, '4.1.1', 'seaweedfs'), [{ what: 'store', path: `${host.dataDir}/seaweedfs-data` }]);
+  t.same(diskTargets(hostDir(t, 'worker-1', ['worker']), '4.1.1', 'seaweedfs'), [], 'no store disk on another host');
+});
+
 t.test('ResourceSampler: a host that does not answer is an error in the sample, never fatal; CPU share from the second sample', async (t) => {
   const store = hostDir(t, 'store', ['store']);
   const broker = hostDir(t, 'broker-1', ['broker']);

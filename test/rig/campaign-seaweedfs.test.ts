@@ -1,0 +1,70 @@
+/**
+ * The quick campaign on the second store, through the real CLI: campaigns/quick-seaweedfs.yaml
+ * (quick.yaml with `store: seaweedfs`) switches the live rig's store to the pinned SeaweedFS
+ * S3 gateway and must PASS (exit 0) with its store outages landed on weed's process (SIGSTOP,
+ * state T, a request timing out) and recovered, the decisive composition in order, the store
+ * recorded in provenance.json and named in the report, and F-1 (MinIO's) not carried.
+ * Afterwards the rig is switched back to the store it ran before, for the tests after this one.
+ */
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Provenance, Verdict } from '../../lib/evidence.ts';
+import { repoRoot, runsDir } from '../../lib/paths.ts';
+import { PINS } from '../../rig/install.ts';
+import { closeAllRemotes } from '../../rig/ssh.ts';
+import { readRigState } from '../../rig/state.ts';
+import { storeKindOf } from '../../rig/store.ts';
+import { switchStore } from '../../rig/up.ts';
+import { chaosOf, leftovers } from '../helpers/campaign.ts';
+
+const before = storeKindOf(readRigState().store);
+t.teardown(async () => {
+  await switchStore(readRigState(), before, (l) => t.comment(l));
+  await closeAllRemotes();
+});
+
+t.test('quick campaign passes on SeaweedFS', async (t) => {
+  const runId = `ci-quick-seaweedfs-${Date.now()}`;
+  const runDir = path.join(runsDir(), runId);
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin/clink-qual.ts'), 'campaign', 'run', 'campaigns/quick-seaweedfs.yaml', '--run-id', runId], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 25 * 60_000,
+  });
+  t.equal(r.status, 0, `exit 0 (stdout: ${r.stdout.slice(-1500)})`);
+  t.equal(storeKindOf(readRigState().store), 'seaweedfs', 'rig.json names the store the campaign switched to');
+  const verdict = JSON.parse(readFileSync(path.join(runDir, 'verdict.json'), 'utf8')) as Verdict;
+  t.equal(verdict.verdict, 'PASS', verdict.reasons.join('; '));
+  t.same(verdict.uncoveredFaultPoints, []);
+  t.equal(verdict.committedDistinct, verdict.produced);
+
+  const provenance = JSON.parse(readFileSync(path.join(runDir, 'provenance.json'), 'utf8')) as Provenance;
+  t.same(provenance.store, { name: 'seaweedfs', version: PINS.seaweedfs });
+  t.equal(provenance.storeSettings, undefined, "no MinIO setting recorded for SeaweedFS");
+
+  const chaos = chaosOf(runDir);
+  const outages = chaos.filter((c) => c.kind === 'store-outage' && c.phase === 'landed');
+  t.ok(outages.length > 0, 'store outages landed');
+  for (const o of outages) {
+    const ev = o.evidence as { state?: string; requestTimedOutMs?: number; pid?: number };
+    t.equal(ev.state, 'T', `${o.faultId}: weed (pid ${ev.pid}) stopped`);
+    t.ok(typeof ev.requestTimedOutMs === 'number', `${o.faultId}: a request to it timed out`);
+  }
+  const recovered = new Set(chaos.filter((c) => c.phase === 'recovered').map((c) => c.faultId));
+  for (const o of outages) t.ok(recovered.has(o.faultId), `${o.faultId} recovered`);
+  const comp = chaos.filter((c) => c.composition?.startsWith('store-down-during-worker-recovery'));
+  const storeLanded = comp.find((c) => c.kind === 'store-outage' && c.phase === 'landed');
+  const storeHealed = comp.find((c) => c.kind === 'store-outage' && c.phase === 'healed');
+  const killLanded = comp.find((c) => c.kind === 'worker-kill' && c.phase === 'landed');
+  t.ok(storeLanded && storeHealed && killLanded, 'the composition landed');
+  t.ok(storeLanded!.t <= killLanded!.t && killLanded!.t < storeHealed!.t, 'the worker was killed while SeaweedFS was down');
+
+  const report = readFileSync(path.join(runDir, 'report.md'), 'utf8');
+  t.match(report, `| Store | seaweedfs ${PINS.seaweedfs} on the store host`);
+  t.match(report, `against seaweedfs ${PINS.seaweedfs}`);
+  t.notMatch(report, 'F-1', "MinIO's F-1 is not SeaweedFS's");
+  t.same((await leftovers()).filter((h) => h.rules || h.stopped.length), [], 'no rule or stopped process left');
+});
