@@ -216,6 +216,21 @@ export async function seaweedfs(prev: Component | undefined, log: (l: string) =>
 }
 
 /**
+ * A store's binary from the manifest; SeaweedFS is built (and added to the manifest) on its
+ * first use, since `rig install` builds it only when asked.
+ */
+export async function storeComponent(name: string, log: (l: string) => void = () => {}): Promise<Component> {
+  const manifest = readManifest();
+  const have = manifest.components.find((c) => c.name === name);
+  if (have || name !== 'seaweedfs') return component(manifest, name);
+  const built = await seaweedfs(undefined, log);
+  const now = readManifest();
+  now.components = [...now.components.filter((c) => c.name !== name), built];
+  writeFileSync(manifestPath(), JSON.stringify(now, null, 2) + '\n');
+  return built;
+}
+
+/**
  * The Node binary engine hosts run: this checkout's pinned one. The cache (and its manifest) is
  * shared by every clone on the machine, so a manifest entry may name another clone's binary,
  * gone since; callers pass the manifest's entry only to reuse its hash when it is this one.
@@ -229,7 +244,13 @@ export async function node(prev: Component | undefined): Promise<Component> {
 }
 
 /** Installs what is missing and rewrites the manifest. Returns it with what was done. */
-export async function install(log: (l: string) => void = () => {}): Promise<{ manifest: Manifest; changed: string[] }> {
+/**
+ * Installs (or checks) every part the rig needs. SeaweedFS, the second store, is built only
+ * when asked (`stores` names it: `rig install --store seaweedfs`, or a rig brought up on it,
+ * storeComponent) or when an earlier install built it: its cold build takes several minutes
+ * and most runs never use it.
+ */
+export async function install(log: (l: string) => void = () => {}, opts: { stores?: readonly string[] } = {}): Promise<{ manifest: Manifest; changed: string[] }> {
   mkdirSync(cacheDir(), { recursive: true });
   let prev: Manifest | undefined;
   try {
@@ -242,7 +263,7 @@ export async function install(log: (l: string) => void = () => {}): Promise<{ ma
   components.push(...(await debianPackages(log)));
   components.push(await kafka(old('kafka'), log));
   components.push(await minio(old('minio'), log));
-  components.push(await seaweedfs(old('seaweedfs'), log));
+  if (old('seaweedfs') || opts.stores?.includes('seaweedfs')) components.push(await seaweedfs(old('seaweedfs'), log));
   components.push(await node(old('node')));
   // Apache Flink for the Flink engine plug (engine/flink/): jars, the S3 plugin, the job.
   components.push(...(await installFlink(old, log)));

@@ -10,7 +10,7 @@ import { QualError } from '../lib/errors.ts';
 import { stateDir } from '../lib/paths.ts';
 import { uploadFile } from './deploy.ts';
 import { removeRuntimeFiles } from './down.ts';
-import { component, node as currentNode, readManifest } from './install.ts';
+import { component, node as currentNode, readManifest, storeComponent } from './install.ts';
 import { readInventory } from './inventory.ts';
 import { recordPid } from './journal.ts';
 import { deployKafka, KAFKA_SERVICE, type BrokerNode } from './kafka.ts';
@@ -43,7 +43,7 @@ function writeState(state: RigState): void {
 export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], log: (l: string) => void, storeKind: StoreKind = 'minio'): Promise<RigState> {
   const manifest = readManifest();
   const kafka = component(manifest, 'kafka');
-  const storeBinary = component(manifest, STORE_COMPONENTS[storeKind]);
+  const storeBinary = await storeComponent(STORE_COMPONENTS[storeKind], log);
   // This checkout's Node, not necessarily the one of the clone that last wrote the shared manifest.
   const node = await currentNode(manifest.components.find((c) => c.name === 'node'));
 
@@ -148,7 +148,7 @@ export async function rigUp(opts: RigUpOptions = {}): Promise<RigState> {
 export async function switchStore(state: RigState, kind: StoreKind, log: (l: string) => void = () => {}): Promise<RigState> {
   const running = storeKindOf(state.store);
   if (running === kind) return state;
-  const binary = component(readManifest(), STORE_COMPONENTS[kind]);
+  const binary = await storeComponent(STORE_COMPONENTS[kind], log);
   const host = state.hosts.find((h) => h.name === state.store.host);
   if (!host) throw new QualError('INTERNAL', `rig.json names the store host ${state.store.host}, which is not among its hosts`);
   const t = Date.now();

@@ -1,20 +1,25 @@
 import type { Command } from '../../lib/cli.ts';
 import { install, manifestPath } from '../../rig/install.ts';
 import { cacheDir } from '../../lib/paths.ts';
+import { QualError } from '../../lib/errors.ts';
 
 const command: Command = {
   name: 'rig install',
   summary: 'Install what the rig needs (Kafka, MinIO, sshd, iptables), cached and pinned',
   description: `Idempotent. Debian packages (openssh-server, iptables, iproute2, faketime) only when missing;
-Apache Kafka from Maven Central; MinIO built with go install at a pinned version; all
+Apache Kafka from Maven Central; MinIO built with go install at a pinned version (SeaweedFS,
+the second store, only with --store seaweedfs or when a rig first runs on it); all
 cached under ${cacheDir()} (CLINK_QUAL_CACHE moves it). Writes a manifest with each
 part's version and sha256. A second run checks the sha256s and downloads nothing.`,
   options: {
     json: { type: 'boolean', description: 'Print the manifest as JSON' },
+    store: { type: 'string', description: "Also build this store: seaweedfs (built from the Go module proxy, several minutes cold; otherwise built on first use, by 'rig up --store seaweedfs' or a campaign with 'store: seaweedfs')" },
   },
   async run({ values }) {
     const t0 = Date.now();
-    const { manifest, changed } = await install((l) => console.error(`rig install: ${l}`));
+    const store = values.store as string | undefined;
+    if (store !== undefined && store !== 'seaweedfs' && store !== 'minio') throw new QualError('BAD_ARGUMENTS', `--store: minio or seaweedfs, not ${JSON.stringify(store)}`);
+    const { manifest, changed } = await install((l) => console.error(`rig install: ${l}`), { stores: store ? [store] : [] });
     if (values.json) {
       console.log(JSON.stringify(manifest, null, 2));
       return;

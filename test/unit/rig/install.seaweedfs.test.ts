@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { PINS, seaweedfs, seaweedfsDir, sha256File } from '../../../rig/install.ts';
+import { manifestPath, PINS, readManifest, seaweedfs, seaweedfsDir, sha256File, storeComponent } from '../../../rig/install.ts';
 
 const cache = mkdtempSync(path.join(os.tmpdir(), 'cq-install-seaweedfs-'));
 const before = process.env.CLINK_QUAL_CACHE;
@@ -40,4 +40,17 @@ t.test('a manifest entry of another version is not taken for the pinned build', 
   const c = await seaweedfs(old, () => {});
   t.equal(c.version, PINS.seaweedfs);
   t.not(c, old);
+});
+
+t.test('storeComponent: SeaweedFS joins the manifest on first use; a missing MinIO is an install to run', async (t) => {
+  writeFileSync(manifestPath(), JSON.stringify({ installedAt: '2026-12-05T00:00:00.000Z', components: [{ name: 'kafka', version: 'k', path: '/x', sha256: 'y' }] }));
+  const bin = path.join(seaweedfsDir(), 'weed');
+  writeFileSync(bin, 'a cached build\n', { mode: 0o755 });
+  const c = await storeComponent('seaweedfs');
+  t.equal(c.path, bin);
+  const m = readManifest();
+  t.same(m.components.map((x) => x.name), ['kafka', 'seaweedfs'], 'added beside what was there');
+  t.equal(m.components[1]!.sha256, await sha256File(bin));
+  t.same(await storeComponent('seaweedfs'), c, 'found the second time');
+  await t.rejects(storeComponent('minio'), /component minio is not in the install manifest/);
 });
