@@ -13,6 +13,8 @@
  *    object per partition per checkpoint: rate × interval / partitions events each), so
  *    more partitions means more, smaller objects, as on the rig: the recount's events/s,
  *    its ratio to a raw GET of the same objects and its bytes per event.
+ * With --oracle-only, the engine ladder is skipped (its columns are n/a): the oracle's curve
+ * alone, against any store bench/oracle.ts can reach, without the rig.
  * Each benchmark runs as its own process (with --expose-gc), exactly as `npm run bench --
  * <name>` runs it; its output is shown with a `[P=n]` prefix and its RESULT line is read.
  *
@@ -41,6 +43,8 @@ export interface ScaleOptions {
   durationS?: number;
   oracleEvents: number;
   objectRate: number;
+  /** Only the oracle benchmark: no engine ladder, so no rig (the store is the bench's own). */
+  oracleOnly: boolean;
 }
 
 export const USAGE = `Usage: npm run bench -- scale [options]
@@ -57,6 +61,8 @@ Options:
                         1h30m (default: engine-sustained's, 11 checkpoints)
   --oracle-events N     events in each oracle dataset (default 2000000)
   --object-rate R       the rate whose objects the oracle dataset imitates (default 10400)
+  --oracle-only         only the oracle benchmark, no engine ladder (no rig needed: the store
+                        is CLINK_QUAL_S3_ENDPOINT's, as bench/oracle.ts says); engine columns n/a
   -h, --help            this text`;
 
 export function parseScaleOptions(args: string[]): ScaleOptions | 'help' {
@@ -71,6 +77,7 @@ export function parseScaleOptions(args: string[]): ScaleOptions | 'help' {
       'duration-s': { type: 'string' },
       'oracle-events': { type: 'string', default: '2000000' },
       'object-rate': { type: 'string', default: '10400' },
+      'oracle-only': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -90,6 +97,7 @@ export function parseScaleOptions(args: string[]): ScaleOptions | 'help' {
     ...(values['duration-s'] !== undefined ? { durationS: parseDurationOption(values['duration-s'], 'duration-s') } : {}),
     oracleEvents: int('oracle-events', values['oracle-events']!, 1),
     objectRate: int('object-rate', values['object-rate']!, 1),
+    oracleOnly: values['oracle-only']!,
   };
 }
 
@@ -197,16 +205,17 @@ export async function main(args: string[]): Promise<void> {
   const rows: ScaleRow[] = [];
   for (const p of o.partitions) {
     const prefix = `[P=${p}]`;
-    console.log(`\n=== ${p} partitions: engine-sustained, then oracle`);
-    const eng = await runBench('engine-sustained.ts', ['--partitions', String(p), '--rates', o.rates, '--checkpoint-ms', String(o.checkpointMs), ...(o.durationS !== undefined ? ['--duration-s', String(o.durationS)] : [])], prefix);
+    console.log(`\n=== ${p} partitions: ${o.oracleOnly ? 'oracle only' : 'engine-sustained, then oracle'}`);
+    const eng = o.oracleOnly ? { lines: [] as string[], code: 0 } : await runBench('engine-sustained.ts', ['--partitions', String(p), '--rates', o.rates, '--checkpoint-ms', String(o.checkpointMs), ...(o.durationS !== undefined ? ['--duration-s', String(o.durationS)] : [])], prefix);
     const perObject = eventsPerObject(o.objectRate, o.checkpointMs, p);
     const ora = await runBench('oracle.ts', ['--partitions', String(p), '--events', String(o.oracleEvents), '--per-object', String(perObject), '--rounds', '2'], prefix);
     const row = rowOf(p, eng.lines, ora.lines);
-    if (row.engineMax === null || row.oracleEventsPerS === null) process.exitCode = 1;
+    if ((!o.oracleOnly && row.engineMax === null) || row.oracleEventsPerS === null) process.exitCode = 1;
     rows.push(row);
     console.log(`\n${scaleTable(rows)}`);
   }
-  console.log(`\nScale curve (local rig, 3 workers; ladder ${o.rates} events/s at ${o.checkpointMs} ms checkpoints; oracle datasets of ${o.oracleEvents} events in the objects a ${o.objectRate} events/s run writes):`);
+  const engineSide = o.oracleOnly ? `oracle only, no engine ladder; ${o.checkpointMs} ms checkpoints` : `local rig, 3 workers; ladder ${o.rates} events/s at ${o.checkpointMs} ms checkpoints`;
+  console.log(`\nScale curve (${engineSide}; oracle datasets of ${o.oracleEvents} events in the objects a ${o.objectRate} events/s run writes):`);
   console.log(scaleTable(rows));
   console.log(`growth is against ${o.partitions[0]} partitions, in this run; an engine max at the ladder's top rung is capped (its true max may be higher)`);
   console.log(scaleResultLine(rows));

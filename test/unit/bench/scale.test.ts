@@ -9,7 +9,8 @@ import t from 'tap';
 import { eventsPerObject, parseResult, parseScaleOptions, rowOf, runBench, scaleResultLine, scaleTable } from '../../../bench/scale.ts';
 
 t.test('options: defaults, ascending partitions, bad values refused', async (t) => {
-  t.strictSame(parseScaleOptions([]), { partitions: [4, 16, 64], rates: '10400,20000,30000', checkpointMs: 8000, oracleEvents: 2_000_000, objectRate: 10400 });
+  t.strictSame(parseScaleOptions([]), { partitions: [4, 16, 64], rates: '10400,20000,30000', checkpointMs: 8000, oracleEvents: 2_000_000, objectRate: 10400, oracleOnly: false });
+  t.equal((parseScaleOptions(['--oracle-only']) as { oracleOnly: boolean }).oracleOnly, true, '--oracle-only: no engine ladder');
   t.equal(parseScaleOptions(['--help']), 'help');
   t.strictSame((parseScaleOptions(['--partitions', '2,8', '--duration-s', '44']) as { partitions: number[]; durationS: number }).partitions, [2, 8]);
   t.equal((parseScaleOptions(['--duration-s', '44']) as { durationS: number }).durationS, 44);
