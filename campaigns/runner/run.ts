@@ -162,7 +162,7 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
   }
   // Preflight (campaigns/runner/preflight.ts): SSH with pinned keys, then heal what a crashed
   // controller left (tagged rules, paused services) and check every service before the gate.
-  const pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log);
+  const pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log, { engine });
   const credentials = readStoreCredentials(rig);
   const remote = (name: string) => {
     const h = rig.hosts.find((x) => x.name === name);

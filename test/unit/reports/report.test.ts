@@ -489,3 +489,17 @@ t.test('claim boundaries from provenance: the rig, the engine as deployed, the s
   t.match(claimOf(md), "when an engine host's wall clock steps");
 });
 
+
+t.test('pending uploads: a count that failed at the wrap-up is said to be no count; failed key listings make it a lower bound', async (t) => {
+  const dir = copyRun(t, 'run-pass');
+  const v = JSON.parse(read(dir, 'verdict.json'));
+  writeFileSync(path.join(dir, 'pending-uploads.json'), JSON.stringify({ pending: 0, error: "worker-2: cannot read the sink's upload journal /var/lib/x/journal.jsonl: cat: Is a directory" }));
+  const failed = renderReport(dir);
+  t.match(failed, "- Multipart uploads left pending after the run were **not counted**: worker-2: cannot read the sink's upload journal /var/lib/x/journal.jsonl: cat: Is a directory.");
+  t.match(failed, `The run's figure of ${v.pendingUploads} is no measurement.`);
+  t.notMatch(failed, /multipart uploads? (was|were) left pending after the run, counted/);
+  writeFileSync(path.join(dir, 'pending-uploads.json'), JSON.stringify({ pending: v.pendingUploads, started: 10, checkedKeys: 8, errors: 2 }));
+  const partial = renderReport(dir);
+  t.match(partial, `- At least ${v.pendingUploads} multipart upload`);
+  t.match(partial, "counted from the engine's own journal of started uploads, each key listed exactly (the listing of 2 keys failed, so this is a lower bound).");
+});
