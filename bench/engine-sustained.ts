@@ -68,7 +68,7 @@ import { clinkEngine } from '../engine/clink/plug.ts';
 import { PartitionSource } from '../engine/clink/source.ts';
 import type { ResourceSample } from '../lib/evidence.ts';
 import { LineProducer, countBucket, createTopic, deleteTopic, rigKit, sleep, type BucketCount, type RigKit } from '../test/helpers/rig-kit.ts';
-import { optionsOrUsage } from './cli.ts';
+import { optionsOrUsage, takeRigLock } from './cli.ts';
 import { parseDurationOption } from '../lib/cli.ts';
 
 // ---------------------------------------------------------------------------------------
@@ -94,7 +94,8 @@ export const USAGE = `Usage: npm run bench -- engine-sustained [options]
 
 Offers each rate of a ladder to Clink (deployed as bench/engine.ts does) and to a raw
 consume -> put baseline, measures end-to-end latency and whether each kept up, and prints
-the engine's max sustained rate and its ratio to the baseline's.
+the engine's max sustained rate and its ratio to the baseline's. Takes the rig lock (exit 2
+naming the holder while another command uses the rig).
 
 Options:
   --rates A,B,C         offered rates in events/s, ascending (default ${DEFAULT_RATES.join(',')})
@@ -702,7 +703,7 @@ function summary(o: SustainedOptions, rows: StepResult[]): { eng: MaxSustained; 
 
 export async function main(args: string[]): Promise<void> {
   const o = optionsOrUsage(parseOptions, args, USAGE);
-  if (!o) return;
+  if (!o || !takeRigLock('engine-sustained')) return;
   if (o.durationMs < 10 * o.checkpointMs) console.log(`warning: ${o.durationMs / 1000} s spans fewer than 10 checkpoints of ${o.checkpointMs} ms`);
   if (!(globalThis as { gc?: unknown }).gc) console.log('warning: run with --expose-gc (npm run bench does) for honest memory figures');
   const kit = rigKit();

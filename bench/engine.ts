@@ -16,19 +16,39 @@
  * within one or two 8 s checkpoints); raise --events to span more checkpoints.
  *
  * Last line: `RESULT engine events_per_s=<N> ratio_vs_baseline=<r>`.
- * Options: --events N (default 3000000: a backlog that spans several checkpoints), --checkpoint-ms MS (default 8000).
+ * Options: --events N (default 3000000: a backlog that spans several checkpoints), --checkpoint-ms MS (default 8000);
+ * --help prints them without touching the rig. Takes the rig lock before it touches the rig.
  */
+import { parseArgs } from 'node:util';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { clinkEngine } from '../engine/clink/plug.ts';
 import { poll } from '../lib/retry.ts';
 import { PartitionSource } from '../engine/clink/source.ts';
 import { LineProducer, countBucket, createTopic, rigKit, sleep } from '../test/helpers/rig-kit.ts';
+import { optionsOrUsage, takeRigLock } from './cli.ts';
 
-function opt(args: string[], name: string, dflt: number): number {
-  const i = args.indexOf(name);
-  if (i >= 0 && args[i + 1]) return Number(args[i + 1]);
-  const eq = args.find((a) => a.startsWith(`${name}=`));
-  return eq ? Number(eq.slice(name.length + 1)) : dflt;
+export const USAGE = `Usage: npm run bench -- engine [options]
+
+Clink's exactly-once throughput on the local rig against raw produce -> consume -> put, same
+run. Takes the rig lock (exit 2 naming the holder while another command uses the rig).
+
+Options:
+  --events N            events pre-loaded into each fresh topic (default 3000000)
+  --checkpoint-ms MS    Clink's checkpoint interval (default 8000)
+  -h, --help            this text`;
+
+/** The options, or 'help'; an unknown option or an unusable value throws. */
+export function parseEngineOptions(args: string[]): { events: number; checkpointMs: number } | 'help' {
+  const { values } = parseArgs({
+    args,
+    options: { events: { type: 'string', default: '3000000' }, 'checkpoint-ms': { type: 'string', default: '8000' }, help: { type: 'boolean', short: 'h', default: false } },
+  });
+  if (values.help) return 'help';
+  const events = Number(values.events);
+  const checkpointMs = Number(values['checkpoint-ms']);
+  if (!Number.isInteger(events) || events < 1) throw new Error(`--events: a positive integer, not ${values.events}`);
+  if (!Number.isInteger(checkpointMs) || checkpointMs < 100) throw new Error(`--checkpoint-ms: an integer of at least 100, not ${values['checkpoint-ms']}`);
+  return { events, checkpointMs };
 }
 
 async function bucketBytes(kit: ReturnType<typeof rigKit>, bucket: string, prefix: string): Promise<number> {
@@ -122,8 +142,9 @@ async function engineRun(kit: ReturnType<typeof rigKit>, runId: string, events: 
 }
 
 export async function main(args: string[]): Promise<void> {
-  const events = opt(args, '--events', 3_000_000);
-  const checkpointMs = opt(args, '--checkpoint-ms', 8000);
+  const o = optionsOrUsage(parseEngineOptions, args, USAGE);
+  if (!o || !takeRigLock('engine')) return;
+  const { events, checkpointMs } = o;
   const kit = rigKit();
   const runId = String(Date.now());
   try {

@@ -14,8 +14,8 @@
  *    what the allocator keeps after a GC, so it is the figure an operator sees).
  *
  * Last line: RESULT oracle events_per_s=<N> ratio_vs_raw_get=<r> bytes_per_event=<b> rss_mib_per_million_events=<m>
- * Credentials and endpoint: CLINK_QUAL_S3_ENDPOINT + AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY,
- * else the live rig (test/helpers/endpoints.ts rules).
+ * Credentials and endpoint: CLINK_QUAL_S3_ENDPOINT + AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY
+ * (no rig touched, no rig lock), else the live rig's store, under the rig lock.
  */
 import { parseArgs } from 'node:util';
 import { CreateBucketCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -23,6 +23,7 @@ import { Generator } from '../oracle/generator.ts';
 import { recount } from '../oracle/recount.ts';
 import { ObjectStore, makeS3Client, mapLimit, type StoreSettings } from '../oracle/store.ts';
 import { readRigState, readStoreCredentials } from '../rig/state.ts';
+import { takeRigLock } from './cli.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,9 +39,14 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  console.log('Usage: npm run bench -- oracle [--events N] [--per-object N] [--partitions N] [--keys K] [--seed S] [--bucket B] [--concurrency N] [--rounds N]');
+  console.log(`Usage: npm run bench -- oracle [--events N] [--per-object N] [--partitions N] [--keys K] [--seed S] [--bucket B] [--concurrency N] [--rounds N]
+
+On the rig's store it takes the rig lock (exit 2 naming the holder while another command uses
+the rig); with CLINK_QUAL_S3_ENDPOINT (a store of your own) it touches no rig and takes none.`);
   process.exit(0);
 }
+// On the rig's store: one command on the rig at a time (an external store needs no lock).
+if (!process.env.CLINK_QUAL_S3_ENDPOINT && !takeRigLock('oracle')) process.exit(2);
 const events = Number(values.events);
 const perObject = Number(values['per-object']);
 const partitions = Number(values.partitions);

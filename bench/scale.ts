@@ -31,7 +31,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { optionsOrUsage } from './cli.ts';
+import { optionsOrUsage, takeRigLock } from './cli.ts';
 import { parseDurationOption } from '../lib/cli.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -51,7 +51,8 @@ export const USAGE = `Usage: npm run bench -- scale [options]
 
 For each partition count: the sustained engine benchmark (engine vs raw consume -> put) and
 the oracle benchmark (recount vs raw GET), each measured against its own baseline in the
-same run; then a table of how both grow with the partitions.
+same run; then a table of how both grow with the partitions. Takes the rig lock (exit 2
+naming the holder while another command uses the rig); its benchmarks run under it.
 
 Options:
   --partitions A,B,C    partition counts, ascending (default 4,16,64)
@@ -201,7 +202,8 @@ export function runBench(file: string, args: string[], prefix: string): Promise<
 
 export async function main(args: string[]): Promise<void> {
   const o = optionsOrUsage(parseScaleOptions, args, USAGE);
-  if (!o) return;
+  // Its engine-sustained and oracle children run under this lock.
+  if (!o || !takeRigLock('scale')) return;
   const rows: ScaleRow[] = [];
   for (const p of o.partitions) {
     const prefix = `[P=${p}]`;

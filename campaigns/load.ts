@@ -463,7 +463,9 @@ export function heldPastSoak(
  * Steps of one composition that hold a fault of the same kind on a target they may share,
  * at overlapping times: the first heal would end the second fault too. A step's window is
  * [afterS, afterS + durationS); steps without a durationS hold nothing. `later` is the index
- * of the step that starts second.
+ * of the step that starts second. Faults of different slots need no such check: the chaos
+ * controller runs slots one after another, each once the previous one has healed and
+ * recovered (chaos/controller.ts; campaigns/plan.ts says why).
  */
 function overlappingSteps(steps: (RawStep & FaultParams & { afterS?: number })[], hosts: readonly CampaignHost[]): { later: number; message: string; keyLine: boolean }[] {
   const out: { later: number; message: string; keyLine: boolean }[] = [];

@@ -8,7 +8,13 @@
  *    (the jitter and targets below are then drawn in that order).
  * 3. Slot i lands at startAfterS + i × spacingS + a seeded jitter in [0, jitterS] (whole
  *    seconds); a composition's steps land at its slot + their afterS and share one
- *    composition id (`<name>#<n>`).
+ *    composition id (`<name>#<n>`). A hold may outlast the gap to the next slot
+ *    (durationS > spacingS - jitterS): the plan says when a slot may start at the earliest.
+ *    Slots never overlap on the rig: the chaos controller runs them one after another, each
+ *    at its planned time or once the previous one has healed and recovered, whichever is
+ *    later (chaos/controller.ts), so one slot's heal cannot end another slot's fault; a long
+ *    hold delays the slots after it. Only a composition's own steps overlap, on purpose (the
+ *    loader refuses two of them holding one kind on one target at once).
  * 4. Targets are picked by the seed from each fault's target list; coordinator.* points
  *    target the coordinator, sink.* points with no targets are left to whichever worker
  *    reaches the point first.

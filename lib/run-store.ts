@@ -80,7 +80,7 @@ export interface EvidenceValues {
   verdict: Verdict;
   produced: { perPartition: number[] };
   inputAudit: { records: number; clean: boolean; duplicates: number; holes: number; mismatched: number; misplaced: number; findings: string[]; tail?: { leftAtFinish: number; finishMs: number; reopened: number } };
-  pendingUploads: { pending: number; started?: number; method?: string } & Record<string, unknown>;
+  pendingUploads: { pending: number; started?: number; method?: string; errors?: number; error?: string } & Record<string, unknown>;
   phases: PhaseMark;
   rehearsal: Rehearsal;
   resources: ResourceSample;

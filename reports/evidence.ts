@@ -83,7 +83,8 @@ export interface RunEvidence {
   /** The input topic's audit (optional: older runs and aborted ones have none). */
   inputAudit?: { records: number; clean: boolean; duplicates: number; holes: number; mismatched: number; misplaced: number; findings: string[]; tail?: { leftAtFinish: number; finishMs: number; reopened: number } };
   /** pending-uploads.json (optional: an aborted run may have none); `method` says how an engine without a journal of started uploads counted them. */
-  pendingUploads?: { pending: number; started?: number; method?: string };
+  /** `errors`: keys whose listing failed (the count is a lower bound); `error`: the count failed (no count). */
+  pendingUploads?: { pending: number; started?: number; method?: string; errors?: number; error?: string };
   /** Evidence files that are not there. */
   missing: string[];
   /** Files or lines that could not be read, with why. */

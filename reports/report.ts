@@ -558,8 +558,11 @@ function caveats(x: Ctx): string[] {
     const expiry = expiryRaw
       ? `\`MINIO_API_STALE_UPLOADS_EXPIRY\`, set to ${expiryRaw} for this rig${fit}`
       : "`MINIO_API_STALE_UPLOADS_EXPIRY` (its value is not recorded in this run's provenance.json)";
-    out.push(
-      `- ${plural(v.pendingUploads, 'multipart upload')} ${v.pendingUploads === 1 ? 'was' : 'were'} left pending after the run, counted ${ev.pendingUploads?.method ? `by the engine plug: ${ev.pendingUploads.method}` : "from the engine's own journal of started uploads, each key listed exactly"}. They are expected, not defects: a worker killed after staging parts but before its checkpoint became durable leaves its upload incomplete, and an incomplete upload has no visible object, so no consumer can read it. They only cost storage until removed.${minio ? ` MinIO does not implement the \`AbortIncompleteMultipartUpload\` lifecycle rule that the sink's documentation would otherwise call for; it sweeps stale uploads itself once they are older than ${expiry}.` : ''}${seaweedfs ? ' The rig set no lifecycle rule on the SeaweedFS bucket; whether SeaweedFS removes stale uploads on its own was not measured (`docs/stores.md`).' : ''}`,
+    const pu = ev.pendingUploads;
+    // A count that failed at the wrap-up (an unreadable journal, say) is no count: say so, not "0".
+    if (pu?.error !== undefined) out.push(`- Multipart uploads left pending after the run were **not counted**: ${pu.error}. The run's figure of ${v.pendingUploads} is no measurement.`);
+    else out.push(
+      `- ${pu?.errors ? 'At least ' : ''}${plural(v.pendingUploads, 'multipart upload')} ${v.pendingUploads === 1 ? 'was' : 'were'} left pending after the run, counted ${pu?.method ? `by the engine plug: ${pu.method}` : "from the engine's own journal of started uploads, each key listed exactly"}${pu?.errors ? ` (the listing of ${plural(pu.errors, 'key')} failed, so this is a lower bound)` : ''}. They are expected, not defects: a worker killed after staging parts but before its checkpoint became durable leaves its upload incomplete, and an incomplete upload has no visible object, so no consumer can read it. They only cost storage until removed.${minio ? ` MinIO does not implement the \`AbortIncompleteMultipartUpload\` lifecycle rule that the sink's documentation would otherwise call for; it sweeps stale uploads itself once they are older than ${expiry}.` : ''}${seaweedfs ? ' The rig set no lifecycle rule on the SeaweedFS bucket; whether SeaweedFS removes stale uploads on its own was not measured (`docs/stores.md`).' : ''}`,
     );
   }
   const outages = x.outcomes.filter((o) => o.kind === 'store-outage' && o.planned !== undefined && o.landedAt !== undefined).length;

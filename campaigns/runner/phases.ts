@@ -264,7 +264,10 @@ export const wrapUp: Phase = async (ctx) => {
       store.write('pendingUploads', r);
     }
   } catch (err) {
-    log(`could not count pending uploads: ${(err as Error).message}`);
+    // Recorded, so that the report says the count failed rather than "0 pending".
+    const error = (err as Error).message;
+    log(`could not count pending uploads: ${error}`);
+    store.write('pendingUploads', { pending: 0, error });
   }
   await engine.stop().catch((err) => log(`engine stop: ${(err as Error).message}`));
   ctx.judge?.close();

@@ -166,11 +166,11 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
   // Preflight (campaigns/runner/preflight.ts): SSH with pinned keys, then heal what a crashed
   // controller left (tagged rules, paused services) and check every service before the gate.
   // A rig on the other store is switched once the preflight has passed, and checked again.
-  let pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log);
+  let pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log, { engine });
   if (storeKindOf(rig.store) !== storeKind) {
     log(`the campaign names store ${storeKind}; the rig runs ${storeKindOf(rig.store)}`);
     rig = await switchStore(rig, storeKind, log);
-    pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log);
+    pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log, { engine });
   }
   const credentials = readStoreCredentials(rig);
   const remote = (name: string) => {

@@ -293,7 +293,10 @@ class ClinkEngine extends EngineHosts implements Engine {
     const seen = new Set<string>();
     const out: { key: string; uploadId: string }[] = [];
     for (const host of this.workerHosts) {
-      const r = await this.remote(host).exec(`cat ${shQuote(clinkDir(host))}/journal.jsonl 2>/dev/null`, { check: false });
+      // No journal: the worker started no upload. A journal that is there but cannot be read is an error naming it, never read as empty.
+      const file = `${clinkDir(host)}/journal.jsonl`;
+      const r = await this.remote(host).exec(`f=${shQuote(file)}; [ -e "$f" ] || exit 0; cat -- "$f"`, { check: false });
+      if (r.code !== 0) throw new QualError('REMOTE_COMMAND_FAILED', `${host.name}: cannot read the sink's upload journal ${file}: ${r.stderr.trim() || `exit ${r.code}`}`, { host: host.name, path: file });
       const journal = parseJournal(r.stdout);
       // A corrupted line is never taken as an entry, and never dropped unsaid: its upload is not counted.
       for (const c of journal.corrupt) this.log(`clink: ${host.name}: journal.jsonl line at byte ${c.byte} fails its checksum; its upload is not counted as started: ${JSON.stringify(c.line.slice(0, 200))}`);

@@ -182,3 +182,21 @@ t.test('clink-qual campaign plan: a table with totals and wall time; --json is a
     t.match(e.stderr, /test\/fixtures\/campaigns\/bad-type\.yaml:11: faults\[2\]\.durationS: must be a number/);
   }
 });
+
+// Issue 29: the planner places slots by the schedule alone, so a hold longer than
+// spacingS - jitterS reaches into the next slot's time. That is allowed: the chaos controller
+// runs the slots one after another, each when the previous one has healed and recovered
+// (test/unit/chaos/controller.test.ts shows a slot planned inside a hold held back), so
+// the first heal never ends a later slot's fault. Only a composition's own steps overlap.
+t.test('a hold longer than the spacing reaches into the next slot on the plan (the controller holds that slot back)', async (t) => {
+  const c = load('quick');
+  const outages: ResolvedCampaign = {
+    ...c,
+    faults: [{ kind: 'store-outage', count: 2, targets: ['store'], durationS: 40 }],
+    compositions: [],
+    schedule: { startAfterS: 10, spacingS: 30, jitterS: 0 },
+  };
+  const plan = planCampaign(outages);
+  t.same(plan.map((f) => [f.kind, f.atS, f.durationS]), [['store-outage', 10, 40], ['store-outage', 40, 40]]);
+  t.ok(plan[1]!.atS < plan[0]!.atS + plan[0]!.durationS!, 'the second is planned while the first is held');
+});

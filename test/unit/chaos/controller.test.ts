@@ -298,3 +298,52 @@ t.test('a lone fault writes no composition record; a composition that never reco
   const records = await twoStepComposition({ secondAtS: 0, secondHoldS: 0 }, () => healthOf([]));
   t.same(records.filter((r) => r.phase.startsWith('composition-')).map((r) => r.phase), ['composition-not-recovered']);
 });
+
+// Issue 29 ("overlapping faults on one target across slots"): the planner may put a slot's
+// fault inside the previous slot's hold (a hold longer than spacingS - jitterS), but the
+// controller never lets two slots overlap: it runs episodes (a lone fault, or a composition's
+// steps) one after another, each starting at its planned time or when the previous one has
+// healed and recovered, whichever is later. So a first heal cannot end a later slot's fault:
+// the later slot is held back instead. Only a composition's own steps overlap, on purpose
+// (campaigns/load.ts refuses two of them holding one kind on one target at once).
+t.test('a slot planned inside the previous slot\'s hold lands only after that slot healed and recovered', async (t) => {
+  const records: ChaosRecord[] = [];
+  const held = new Map<string, string>(); // fault id → its episode
+  const events: { id: string; what: 'landed' | 'healed'; atMs: number; overlapped: string[] }[] = [];
+  const episodeOf = (f: PlannedFault) => f.composition ?? f.id;
+  const holding = (kind: FaultKind): FaultPackage => ({
+    kind, spec: FAKE_SPEC,
+    inject: async (f) => {
+      // Faults of another episode still held when this one lands: what a first heal would end.
+      const overlapped = [...held].filter(([, ep]) => ep !== episodeOf(f)).map(([id]) => id);
+      held.set(f.id, episodeOf(f));
+      events.push({ id: f.id, what: 'landed', atMs: Date.now(), overlapped });
+      return { evidence: {}, heal: async () => { held.delete(f.id); events.push({ id: f.id, what: 'healed', atMs: Date.now(), overlapped: [] }); return {}; } };
+    },
+  });
+  // As the planner places them with spacingS 1 s, jitterS 0: every hold outlasts its slot.
+  const plan: PlannedFault[] = [
+    { id: 'f1', kind: 'store-outage', atS: 0, target: 'store', durationS: 2 },
+    { id: 'f2', kind: 'store-outage', atS: 1, target: 'store', durationS: 1 },
+    { id: 'f3', kind: 'partition', atS: 2, target: 'worker-1', durationS: 1, composition: 'c#1' },
+    { id: 'f4', kind: 'worker-kill', atS: 2, target: 'worker-1', composition: 'c#1' },
+    { id: 'f5', kind: 'partition', atS: 3, target: 'worker-1', durationS: 1 },
+  ];
+  const ctx = {
+    rig: { hosts: [] },
+    engine: { health: async () => ({ lastCompletedAt: new Date(Date.now() + 50).toISOString() }) },
+    checkpointIntervalMs: 1000,
+    log: () => {},
+  } as unknown as FaultContext;
+  const packages: Partial<Record<FaultKind, FaultPackage>> = { 'store-outage': holding('store-outage'), partition: holding('partition'), 'worker-kill': holding('worker-kill') };
+  const controller = new ChaosController({ plan, ctx, record: (r) => records.push({ t: new Date().toISOString(), ...r } as ChaosRecord), recoveryDeadlineS: 5, signal: new AbortController().signal, packageFor: (k) => packages[k]! });
+  const soakStart = Date.now();
+  const outcomes = await controller.run(soakStart);
+  t.same(outcomes.map((o) => [o.fault.id, o.landed, o.healed, o.recovered]), plan.map((f) => [f.id, true, true, true]), 'every fault landed, healed and recovered');
+  t.same(events.filter((e) => e.overlapped.length).map((e) => `${e.id} over ${e.overlapped.join(',')}`), [], 'no fault landed while another slot\'s fault was held');
+  const at = (id: string, what: 'landed' | 'healed') => events.find((e) => e.id === id && e.what === what)!.atMs;
+  t.ok(at('f2', 'landed') >= at('f1', 'healed'), 'the second store-outage lands after the first heal, not inside its hold');
+  t.ok(at('f2', 'landed') - soakStart >= 2000, `held back past its planned 1 s (landed at ${at('f2', 'landed') - soakStart} ms)`);
+  t.ok(at('f5', 'landed') >= Math.max(at('f3', 'healed'), at('f4', 'healed')), "the lone partition lands after the composition's last heal");
+  t.ok(at('f4', 'landed') < at('f3', 'healed'), "a composition's own steps still overlap, on purpose");
+});

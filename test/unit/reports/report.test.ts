@@ -520,3 +520,17 @@ t.test("the store the run ran against is provenance.json's store: named in prove
   t.match(minio, '- **Known defects of this store** (minio v0.0.0-20260212201848-7aac2a2c5b7c), which a run against it may meet: F-1:', 'the pinned MinIO, named by the store field, carries F-1');
   t.notMatch(minio, 'SeaweedFS bucket');
 });
+
+t.test('pending uploads: a count that failed at the wrap-up is said to be no count; failed key listings make it a lower bound', async (t) => {
+  const dir = copyRun(t, 'run-pass');
+  const v = JSON.parse(read(dir, 'verdict.json'));
+  writeFileSync(path.join(dir, 'pending-uploads.json'), JSON.stringify({ pending: 0, error: "worker-2: cannot read the sink's upload journal /var/lib/x/journal.jsonl: cat: Is a directory" }));
+  const failed = renderReport(dir);
+  t.match(failed, "- Multipart uploads left pending after the run were **not counted**: worker-2: cannot read the sink's upload journal /var/lib/x/journal.jsonl: cat: Is a directory.");
+  t.match(failed, `The run's figure of ${v.pendingUploads} is no measurement.`);
+  t.notMatch(failed, /multipart uploads? (was|were) left pending after the run, counted/);
+  writeFileSync(path.join(dir, 'pending-uploads.json'), JSON.stringify({ pending: v.pendingUploads, started: 10, checkedKeys: 8, errors: 2 }));
+  const partial = renderReport(dir);
+  t.match(partial, `- At least ${v.pendingUploads} multipart upload`);
+  t.match(partial, "counted from the engine's own journal of started uploads, each key listed exactly (the listing of 2 keys failed, so this is a lower bound).");
+});
