@@ -38,7 +38,9 @@ function readLogs(ev: RunEvidence, runDir: string): { path: string; text: string
 
 export function attachFindings(ev: RunEvidence, runDir: string): WithFindings {
   const f = path.join(runDir, EVIDENCE.findings.file);
-  const storeLoss = storeLossSignature(readLogs(ev, runDir));
+  // The keys store-tamper faults deleted or replaced: an engine's refusal of one is its reaction to the tamper.
+  const tampered = ev.chaos.filter((c) => c.kind === 'store-tamper' && c.phase === 'landed').flatMap((c) => ((c.evidence as { keys?: unknown } | undefined)?.keys as string[] | undefined) ?? []);
+  const storeLoss = storeLossSignature(readLogs(ev, runDir), tampered.filter((k) => typeof k === 'string' && k.length > 0));
   return { ...ev, ...(existsOrGz(f) ? { findings: readFindings(f) } : {}), ...(storeLoss ? { storeLoss } : {}) };
 }
 

@@ -32,14 +32,18 @@ export function isStoreLossLine(line: string): boolean {
   return SIGNATURES.some((s) => s(line));
 }
 
-/** F-1's signature in the collected logs, or null when no line shows it. */
-export function storeLossSignature(logs: readonly { path: string; text: string }[]): StoreLossSignature | null {
+/**
+ * F-1's signature in the collected logs, or null when no line shows it. A line that names an
+ * object the harness itself deleted or replaced (a store-tamper fault's keys) is the engine
+ * refusing that tamper, not the store losing data: it is not counted.
+ */
+export function storeLossSignature(logs: readonly { path: string; text: string }[], tamperedKeys: readonly string[] = []): StoreLossSignature | null {
   let lines = 0;
   const hosts = new Set<string>();
   let example: string | undefined;
   for (const log of logs) {
     for (const line of log.text.split('\n')) {
-      if (!isStoreLossLine(line)) continue;
+      if (!isStoreLossLine(line) || tamperedKeys.some((k) => line.includes(k))) continue;
       lines++;
       hosts.add(/^logs\/([^/]+)\//.exec(log.path)?.[1] ?? log.path);
       example ??= line.trim().slice(0, 300);
