@@ -229,7 +229,9 @@ export const stateCorruption: FaultPackage = {
       await ctx.engine.restart(host, role).catch(() => {});
       throw new FaultNotLanded((err as Error).message, { host, role, file: file.path });
     }
-    ctx.log(`state-corruption ${variant}: ${host}:${file.path} at byte ${plan.offset}: ${plan.before.toString('hex')} → ${plan.after.toString('hex')}`);
+    // The log line shows at most 16 bytes each side (a torn record is hundreds); the evidence keeps them all.
+    const hex = (b: Buffer) => (b.length > 16 ? `${b.subarray(0, 16).toString('hex')}… (${b.length} bytes)` : b.toString('hex'));
+    ctx.log(`state-corruption ${variant}: ${host}:${file.path} at byte ${plan.offset}: ${hex(plan.before)} → ${hex(plan.after)}`);
     let restartedPid: number | null = null;
     let restartError: string | null = null;
     try {
