@@ -294,13 +294,15 @@ export interface Provenance {
     /** Engine.faultPoints and Engine.mandatoryFaultPoints, so the report can say which mandatory points were covered. */
     faultPoints?: string[];
     mandatoryFaultPoints?: string[];
-    /** Engine.version, Engine.sinkMechanism, Engine.commitCheck, Engine.commitCadence, Engine.restoreRecommit, Engine.profile, Engine.faultPointInjection and Engine.faultPointsNotApplicable, for the report. */
+    /** Engine.version, Engine.sinkMechanism, Engine.commitCheck, Engine.commitCadence, Engine.restoreRecommit, Engine.profile, Engine.jobProfile, Engine.faultPointInjection and Engine.faultPointsNotApplicable, for the report. */
     version?: string;
     sinkMechanism?: string;
     commitCheck?: string;
     commitCadence?: string;
     restoreRecommit?: string;
     profile?: string;
+    /** Engine.jobProfile: the name of the job profile deployed (the campaign's engine.profile, or the plug's default); absent for a plug with one job. */
+    jobProfile?: string;
     faultPointInjection?: Record<string, string>;
     faultPointsNotApplicable?: Record<string, string>;
   };
