@@ -92,7 +92,8 @@ export interface ResolvedCampaign {
   /** The campaign file as given (relative to the working directory when inside it). */
   file: string;
   rig: { kind: 'local' } | { kind: 'inventory'; file: string };
-  engine: { name: string; mutant: string };
+  /** `profile`: the job profile the campaign names (engine.profile), absent when it names none (the plug's default runs). */
+  engine: { name: string; mutant: string; profile?: string };
   workload: {
     /** Events per second (derived from totalEvents when that was given). */
     rate: number;
