@@ -489,3 +489,16 @@ t.test('claim boundaries from provenance: the rig, the engine as deployed, the s
   t.match(claimOf(md), "when an engine host's wall clock steps");
 });
 
+t.test('the job profile deployed: named in the Engine row and the claim boundaries when provenance records it', async (t) => {
+  const pass = renderReport(fx('run-pass'));
+  t.notMatch(pass, 'job profile', 'a plug with one job: no profile named');
+  const dir = copyRun(t, 'run-pass');
+  editJson(dir, 'provenance.json', (p) => {
+    p.engine.jobProfile = 'wide';
+    p.engine.profile = 'The job ("wide" profile) is keyed (a test profile).';
+  });
+  const md = renderReport(dir);
+  t.match(md, /\| Engine \| [^\n]*; sink mutant: none; job profile: `wide` \(described under Claim boundaries\) \|/);
+  t.match(md, '- **The engine as deployed (job profile `wide`):** The job ("wide" profile) is keyed (a test profile). Another job shape, state backend or failover strategy (the plug\'s other job profiles included) is not covered by this run.');
+});
+
