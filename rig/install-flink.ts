@@ -133,25 +133,14 @@ export function mavenSourceHash(project: 'job' | 'agent'): string {
   return h.digest('hex');
 }
 
-/** The job's sources, in a stable order: pom.xml and src/ under engine/flink/job/. */
+/** The job's sources, in a stable order: pom.xml and src/main/ under engine/flink/job/ (its MiniCluster test does not change the jar). */
 export function jobSources(): string[] {
-  const root = path.join(repoRoot, 'engine', 'flink', 'job');
-  const out: string[] = [path.join(root, 'pom.xml')];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(p);
-    }
-  };
-  walk(path.join(root, 'src'));
-  return out;
+  return mavenSources('job');
 }
 
+/** The sha256 of the job's sources (jobSources): the flink-job component's version. */
 export function jobSourceHash(): string {
-  const h = createHash('sha256');
-  for (const f of jobSources()) h.update(`${path.relative(repoRoot, f)}\n`).update(readFileSync(f));
-  return h.digest('hex');
+  return mavenSourceHash('job');
 }
 
 /**

@@ -241,6 +241,8 @@ t.test('the job sources hash covers the pom and the Java sources', async (t) => 
   const files = jobSources();
   t.ok(files.some((f) => f.endsWith('pom.xml')));
   t.ok(files.some((f) => f.endsWith('ExactlyOnceJob.java')));
+  t.notOk(files.some((f) => f.includes('/src/test/')), 'the MiniCluster test does not change the jar (nor is it built by rig install)');
+  t.ok(mavenSources('job', { withTests: true }).some((f) => f.endsWith('WideProfileTest.java')));
   t.match(jobSourceHash(), /^[0-9a-f]{64}$/);
   t.equal(jobSourceHash(), jobSourceHash(), 'stable');
 });

@@ -131,6 +131,19 @@ public final class ExactlyOnceJob {
         .setProperty("partition.discovery.interval.ms", "0")
         .build();
 
+    DataStream<String> lines = env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka-source").uid("kafka-source");
+    toFileSink(env, lines, a);
+
+    env.execute("clink-qual " + a.get("topic") + " -> " + output);
+  }
+
+  /**
+   * Everything after the source, as the profile in `a` says: the lines (through keyBy and the
+   * keyed count for wide, the identity map for simple) into the FileSink at `--output`.
+   * The MiniCluster test (src/test) runs this same part of the job behind its own source.
+   */
+  static void toFileSink(StreamExecutionEnvironment env, DataStream<String> lines, Map<String, String> a) {
+    String output = a.get("output");
     boolean wide = a.get("profile").equals("wide");
     FileSink<String> sink = FileSink.forRowFormat(new Path(output), new SimpleStringEncoder<String>("UTF-8"))
         .withBucketAssigner(new BasePathBucketAssigner<>())
@@ -141,14 +154,11 @@ public final class ExactlyOnceJob {
 
     // What this job resolved from the cluster's configuration, for the sink-open line.
     String settings = String.format("profile=%s %s stateBackend=%s unaligned=%s",
-        a.get("profile"), rollingWords(a), env.getConfiguration().get(StateBackendOptions.STATE_BACKEND), cc.isUnalignedCheckpointsEnabled());
-    DataStream<String> lines = env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka-source").uid("kafka-source");
+        a.get("profile"), rollingWords(a), env.getConfiguration().get(StateBackendOptions.STATE_BACKEND), env.getCheckpointConfig().isUnalignedCheckpointsEnabled());
     DataStream<String> out = wide
         ? lines.keyBy(new EventKey()).map(new KeyedCount(output, a.get("family"), settings)).uid("keyed-count").name("keyed-count")
         : lines.map(new SinkOpenLog(output, a.get("family"), settings)).uid("sink-open-log").name("sink-open-log");
     out.sinkTo(sink).uid("file-sink").name("file-sink-s3");
-
-    env.execute("clink-qual " + a.get("topic") + " -> " + output);
   }
 
   /** keyBy on the event's key (eventKey). */
@@ -189,6 +199,9 @@ public final class ExactlyOnceJob {
       return "";
     }
 
+    /** The newest line this JVM logged, for the MiniCluster test (one JVM there); the rig reads the log. */
+    static volatile String lastLine;
+
     @Override
     public void open(OpenContext ctx) throws Exception {
       FileSystem fs = FileSystem.get(new URI(output));
@@ -202,6 +215,7 @@ public final class ExactlyOnceJob {
           getRuntimeContext().getTaskInfo().getAttemptNumber(),
           System.getProperty(MUTANT_PROPERTY, "none"));
       LOG.info(line);
+      lastLine = line;
     }
 
     @Override
