@@ -191,6 +191,8 @@ export interface Recount {
   counters: Counters;
   perPartition: { partition: number; produced: number; distinct: number; highestSeq: number }[];
   durationS: number;
+  /** Objects under the prefix with a hidden name (oracle/store.ts isHiddenKey: a writer's staging files), left unjudged as a downstream consumer leaves them; absent when none. */
+  hiddenObjects?: number;
 }
 
 export interface GateCondition {

@@ -543,6 +543,11 @@ function caveats(x: Ctx): string[] {
   if (p(ev)?.engine.mutant && p(ev)!.engine.mutant !== 'none')
     out.push(`- This run deployed the sink mutant \`${p(ev)!.engine.mutant}\` on purpose: it qualifies the harness (does it catch the bug?), not the engine.`);
   if (p(ev)?.engine.dirty) out.push('- The engine revision had uncommitted changes when the run started; the revision alone does not identify the code that ran.');
+  const hidden = ev.recount?.hiddenObjects;
+  if (hidden)
+    out.push(
+      `- ${plural(hidden, 'object')} under the run's prefix had a hidden name (its last path segment starts with \`_\` or \`.\`: a writer's staging file, such as the unfinished tail of a part that Flink's S3 RecoverableWriter puts beside the output at a checkpoint) when the recount listed the settled bucket, and ${hidden === 1 ? 'was' : 'were'} left unjudged, as a downstream consumer that follows that convention leaves them. A consumer that reads every object would also read those.`,
+    );
   if (v) {
     const expiryRaw = ev.provenance?.storeSettings?.MINIO_API_STALE_UPLOADS_EXPIRY;
     const expiryS = parseExpiry(expiryRaw);

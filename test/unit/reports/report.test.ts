@@ -489,6 +489,15 @@ t.test('claim boundaries from provenance: the rig, the engine as deployed, the s
   t.match(claimOf(md), "when an engine host's wall clock steps");
 });
 
+t.test('hidden objects the recount left unjudged are a caveat, only when there were some', async (t) => {
+  t.notMatch(renderReport(fx('run-pass')), 'hidden name', 'none recorded: no caveat');
+  const dir = copyRun(t, 'run-pass');
+  editJson(dir, 'recount.json', (r) => {
+    r.hiddenObjects = 3;
+  });
+  t.match(renderReport(dir), "- 3 objects under the run's prefix had a hidden name (its last path segment starts with `_` or `.`");
+});
+
 t.test('the job profile deployed: named in the Engine row and the claim boundaries when provenance records it', async (t) => {
   const pass = renderReport(fx('run-pass'));
   t.notMatch(pass, 'job profile', 'a plug with one job: no profile named');
