@@ -47,6 +47,11 @@ export interface LoadOptions {
   mutants?: readonly string[];
   /** Engines the harness can drive (engine/index.ts ENGINE_NAMES): engine.name is checked against them; unchecked when absent. */
   engines?: readonly string[];
+  /**
+   * The engine's job profiles (Engine.jobProfiles): engine.profile is checked against them,
+   * and refused outright when the list is empty (an engine with one job); unchecked when absent.
+   */
+  profiles?: readonly string[];
 }
 
 /** One problem found in a campaign file. */
@@ -284,6 +289,14 @@ function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file
 
   if (opts.mutants && data.engine?.mutant && data.engine.mutant !== 'none' && !opts.mutants.includes(data.engine.mutant)) {
     add(['engine', 'mutant'], `unknown mutant '${data.engine.mutant}' (the engine has: none, ${opts.mutants.join(', ')})`);
+  }
+  if (opts.profiles && data.engine?.profile !== undefined && !opts.profiles.includes(data.engine.profile)) {
+    add(
+      ['engine', 'profile'],
+      opts.profiles.length
+        ? `unknown job profile '${data.engine.profile}' (the engine ${data.engine.name} has: ${opts.profiles.join(', ')})`
+        : `the engine ${data.engine.name} deploys one job and has no profiles: remove engine.profile`,
+    );
   }
   if (data.rig?.kind === 'inventory' && data.rig.file && !existsSync(path.resolve(campaignDir, data.rig.file))) {
     add(['rig', 'file'], `inventory file not found: ${path.resolve(campaignDir, data.rig.file)}`);
@@ -562,7 +575,7 @@ interface RawCampaign {
   seed: string;
   rig: { kind: 'local' | 'inventory'; file?: string };
   store: StoreKind;
-  engine: { name: string; mutant: string };
+  engine: { name: string; mutant: string; profile?: string };
   workload: { rate?: number; totalEvents?: number; partitions: number; keys: number; checkpointIntervalS: number; soakS: number };
   gate: { deadlineS: number; fault: FaultKind };
   faults: (RawStep & FaultParams & { count: number })[];
@@ -624,7 +637,7 @@ function resolve(data: RawCampaign, file: string, campaignDir: string, opts: Loa
     file,
     rig: data.rig.kind === 'inventory' ? { kind: 'inventory', file: path.resolve(campaignDir, data.rig.file!) } : { kind: 'local' },
     store: data.store,
-    engine: { name: data.engine.name, mutant: data.engine.mutant },
+    engine: { name: data.engine.name, mutant: data.engine.mutant, ...(data.engine.profile !== undefined ? { profile: data.engine.profile } : {}) },
     workload: {
       rate: w.rate ?? Math.ceil(w.totalEvents! / w.soakS),
       ...(w.totalEvents !== undefined ? { totalEvents: w.totalEvents } : {}),

@@ -13,6 +13,7 @@
  */
 import type { Engine, MutantInfo } from '../engine/engine.ts';
 import { ENGINE_NAMES, loadEngine } from '../engine/index.ts';
+import { QualError } from '../lib/errors.ts';
 import type { FaultKind } from '../lib/evidence.ts';
 import { countSlots, loadCampaign } from './load.ts';
 import type { OverriddenCampaign } from './overrides.ts';
@@ -77,7 +78,12 @@ export function exposable(c: ResolvedCampaign, m: Pick<MutantInfo, 'name' | 'exp
  */
 export function loadForEngine(file: string, plug?: Engine): { campaign: ResolvedCampaign; engine: Engine } {
   // engine.name is checked as a field of the file (file:line: engine.name) before it is looked up.
-  const engine = plug ?? loadEngine(loadCampaign(file, { engines: ENGINE_NAMES }).engine.name);
-  const campaign = loadCampaign(file, { faultPoints: engine.faultPoints, mutants: engine.mutants.map((m) => m.name) });
-  return { campaign, engine };
+  const named = plug ?? loadEngine(loadCampaign(file, { engines: ENGINE_NAMES }).engine.name);
+  // engine.profile is checked as a field of the file against the plug's profiles (refused for a plug with none).
+  const campaign = loadCampaign(file, { faultPoints: named.faultPoints, mutants: named.mutants.map((m) => m.name), profiles: named.jobProfiles ?? [] });
+  const profile = campaign.engine.profile;
+  if (profile === undefined || profile === named.jobProfile) return { campaign, engine: named };
+  // A given plug is used as it is: it must already deploy the profile the campaign names.
+  if (plug) throw new QualError('BAD_ARGUMENTS', `campaign ${file} names job profile '${profile}', the given ${plug.name} plug deploys '${plug.jobProfile ?? 'its only job'}'`);
+  return { campaign, engine: loadEngine(campaign.engine.name, { profile }) };
 }

@@ -15,7 +15,8 @@ export interface PlanHeader {
   /** The campaign file as given. */
   file: string;
   seed: string;
-  engine: { name: string; mutant: string };
+  /** `profile`: the job profile the campaign names (engine.profile), absent when it names none. */
+  engine: { name: string; mutant: string; profile?: string };
   /** Seconds. */
   soakS: number;
   /** Events per second. */
@@ -46,7 +47,7 @@ export function planHeader(c: OverriddenCampaign, plan: readonly PlannedFault[],
     campaign: c.name,
     file: c.file,
     seed: c.seed,
-    engine: { name: c.engine.name, mutant: c.engine.mutant },
+    engine: { name: c.engine.name, mutant: c.engine.mutant, ...(c.engine.profile !== undefined ? { profile: c.engine.profile } : {}) },
     soakS: c.workload.soakS,
     rate: c.workload.rate,
     ...(c.workload.totalEvents !== undefined ? { totalEvents: c.workload.totalEvents } : {}),

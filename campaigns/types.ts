@@ -95,7 +95,8 @@ export interface ResolvedCampaign {
   rig: { kind: 'local' } | { kind: 'inventory'; file: string };
   /** The S3 store the run's rig runs on its store host (the file's `store`, default minio). */
   store: StoreKind;
-  engine: { name: string; mutant: string };
+  /** `profile`: the job profile the campaign names (engine.profile), absent when it names none (the plug's default runs). */
+  engine: { name: string; mutant: string; profile?: string };
   workload: {
     /** Events per second (derived from totalEvents when that was given). */
     rate: number;

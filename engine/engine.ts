@@ -288,6 +288,14 @@ export interface Engine extends EngineStoreTamper, EngineDurableFiles {
    * failure is recovered (e.g. full failover). One or two sentences.
    */
   readonly profile?: string;
+  /**
+   * The job profiles this plug can deploy, by name, the default first (a campaign's
+   * `engine.profile` picks one; the plug is built with it, engine/index.ts loadEngine).
+   * Absent or empty: the plug deploys one job and a campaign may not name a profile.
+   */
+  readonly jobProfiles?: readonly string[];
+  /** The name of the job profile this plug deploys (one of jobProfiles), recorded in provenance.json. */
+  readonly jobProfile?: string;
   /** Copies the engine's logs and journals into destDir/<host>/...; returns the files written. */
   collectLogs(destDir: string): Promise<string[]>;
 }
@@ -295,7 +303,7 @@ export interface Engine extends EngineStoreTamper, EngineDurableFiles {
 /** What the report says of the engine beyond its name: recorded in provenance.json at the run's start. */
 export function engineDescription(
   engine: Engine,
-): Pick<NonNullable<Provenance['engine']>, 'version' | 'sinkMechanism' | 'commitCheck' | 'commitCadence' | 'restoreRecommit' | 'profile' | 'faultPointInjection' | 'faultPointsNotApplicable'> {
+): Pick<NonNullable<Provenance['engine']>, 'version' | 'sinkMechanism' | 'commitCheck' | 'commitCadence' | 'restoreRecommit' | 'profile' | 'jobProfile' | 'faultPointInjection' | 'faultPointsNotApplicable'> {
   return {
     ...(engine.version ? { version: engine.version } : {}),
     ...(engine.sinkMechanism ? { sinkMechanism: engine.sinkMechanism } : {}),
@@ -303,6 +311,7 @@ export function engineDescription(
     ...(engine.commitCadence ? { commitCadence: engine.commitCadence } : {}),
     ...(engine.restoreRecommit ? { restoreRecommit: engine.restoreRecommit } : {}),
     ...(engine.profile ? { profile: engine.profile } : {}),
+    ...(engine.jobProfile ? { jobProfile: engine.jobProfile } : {}),
     ...(engine.faultPointInjection ? { faultPointInjection: { ...engine.faultPointInjection } } : {}),
     ...(engine.faultPointsNotApplicable && Object.keys(engine.faultPointsNotApplicable).length ? { faultPointsNotApplicable: { ...engine.faultPointsNotApplicable } } : {}),
   };

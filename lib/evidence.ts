@@ -191,6 +191,8 @@ export interface Recount {
   counters: Counters;
   perPartition: { partition: number; produced: number; distinct: number; highestSeq: number }[];
   durationS: number;
+  /** Objects under the prefix with a hidden name (oracle/store.ts isHiddenKey: a writer's staging files), left unjudged as a downstream consumer leaves them; absent when none. */
+  hiddenObjects?: number;
 }
 
 export interface GateCondition {
@@ -294,13 +296,15 @@ export interface Provenance {
     /** Engine.faultPoints and Engine.mandatoryFaultPoints, so the report can say which mandatory points were covered. */
     faultPoints?: string[];
     mandatoryFaultPoints?: string[];
-    /** Engine.version, Engine.sinkMechanism, Engine.commitCheck, Engine.commitCadence, Engine.restoreRecommit, Engine.profile, Engine.faultPointInjection and Engine.faultPointsNotApplicable, for the report. */
+    /** Engine.version, Engine.sinkMechanism, Engine.commitCheck, Engine.commitCadence, Engine.restoreRecommit, Engine.profile, Engine.jobProfile, Engine.faultPointInjection and Engine.faultPointsNotApplicable, for the report. */
     version?: string;
     sinkMechanism?: string;
     commitCheck?: string;
     commitCadence?: string;
     restoreRecommit?: string;
     profile?: string;
+    /** Engine.jobProfile: the name of the job profile deployed (the campaign's engine.profile, or the plug's default); absent for a plug with one job. */
+    jobProfile?: string;
     faultPointInjection?: Record<string, string>;
     faultPointsNotApplicable?: Record<string, string>;
   };

@@ -72,7 +72,7 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
   const workers = o.judgeWorkers ?? defaultJudgeWorkers();
   const pool = workers > 0 ? new JudgePool(s, workers) : undefined;
   try {
-    const listed = await withRetry(attempts, () => store.list(s.prefix));
+    const { visible: listed, hidden } = await withRetry(attempts, () => store.listAll(s.prefix));
     let done = 0;
     const current = new Map<string, { etag: string; size: number }>();
     await mapLimit(listed, o.concurrency ?? 16, async (obj) => {
@@ -115,6 +115,7 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
       counters: tally.counters(o.produced, { settled: true }),
       perPartition: figures.map((f) => ({ partition: f.partition, produced: f.produced, distinct: f.distinct, highestSeq: f.highestSeq })),
       durationS: Math.round((Date.now() - t0) / 10) / 100,
+      ...(hidden.length ? { hiddenObjects: hidden.length } : {}),
     };
     return { recount, findings, tally };
   } finally {

@@ -3,6 +3,14 @@
  * (list a prefix, get an object). Every request carries its own deadline, so a paused
  * store surfaces as a retryable STORE_UNAVAILABLE error instead of a hang, and the SDK's
  * own retries are off: the oracle retries itself and records every error it met.
+ *
+ * A downstream consumer of a directory of files (Hadoop's FileInputFormat, Spark, Hive,
+ * Trino) skips hidden names: a last path segment starting with `_` or `.` is a writer's
+ * staging or marker file, not output. So does the oracle (isHiddenKey). Flink's S3
+ * RecoverableWriter needs it: at each checkpoint it puts the unfinished tail of a part that
+ * spans checkpoints as `<dir>/_<part name>_tmp_<uuid>` beside the output and deletes it once
+ * the part is committed (the wide job profile, engine/flink/profiles.ts); judged as output,
+ * its lines would be duplicates and its deletion a mutation. Clink writes no such names.
  */
 import http from 'node:http';
 import type { Readable } from 'node:stream';
@@ -31,6 +39,12 @@ export interface FetchedObject {
   etag: string;
   size: number;
   body: Buffer;
+}
+
+/** Whether a key is hidden from a downstream consumer: its last path segment starts with `_` or `.`. */
+export function isHiddenKey(key: string): boolean {
+  const name = key.slice(key.lastIndexOf('/') + 1);
+  return name.startsWith('_') || name.startsWith('.');
 }
 
 export function makeS3Client(s: StoreSettings): S3Client {
@@ -69,9 +83,15 @@ export class ObjectStore {
     this.#timeoutMs = settings.requestTimeoutMs ?? 10_000;
   }
 
-  /** Every object under the prefix (ListObjectsV2, paginated), in key order. */
+  /** Every object under the prefix that a downstream consumer reads (not hidden: isHiddenKey), in key order. */
   async list(prefix: string): Promise<ListedObject[]> {
+    return (await this.listAll(prefix)).visible;
+  }
+
+  /** Every object under the prefix (ListObjectsV2, paginated), in key order: the visible ones, and the keys of the hidden ones. */
+  async listAll(prefix: string): Promise<{ visible: ListedObject[]; hidden: string[] }> {
     const out: ListedObject[] = [];
+    const hidden: string[] = [];
     let token: string | undefined;
     do {
       let res;
@@ -82,10 +102,13 @@ export class ObjectStore {
       } catch (err) {
         throw storeError(`list s3://${this.bucket}/${prefix}`, err);
       }
-      for (const o of res.Contents ?? []) out.push({ key: o.Key!, etag: normEtag(o.ETag), size: Number(o.Size ?? 0) });
+      for (const o of res.Contents ?? []) {
+        if (isHiddenKey(o.Key!)) hidden.push(o.Key!);
+        else out.push({ key: o.Key!, etag: normEtag(o.ETag), size: Number(o.Size ?? 0) });
+      }
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token);
-    return out;
+    return { visible: out, hidden };
   }
 
   /** The object's bytes, or null when it does not exist (any more). */

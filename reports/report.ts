@@ -205,6 +205,11 @@ function lead(x: Ctx): string[] {
   return [parts.join(' '), '', '![Committed and produced events over time, fault windows by kind, and completed checkpoints](timeline.svg)', ''];
 }
 
+/** The Engine row's clause naming the job profile deployed (provenance.json engine.jobProfile); nothing for a plug with one job. */
+function jobProfileClause(jobProfile: string | undefined): string {
+  return jobProfile ? `; job profile: \`${jobProfile}\` (described under Claim boundaries)` : '';
+}
+
 function provenance(x: Ctx): string[] {
   const { ev } = x;
   const p = ev.provenance;
@@ -218,8 +223,8 @@ function provenance(x: Ctx): string[] {
     [
       'Engine',
       p.engine.version
-        ? `${p.engine.name} ${p.engine.version} (pinned and checked below), driven by the harness and its engine plug at revision \`${p.engine.revision}\`${p.engine.dirty ? ' (with uncommitted changes)' : ''}; sink mutant: ${p.engine.mutant ?? 'none'}`
-        : `${p.engine.name} at revision \`${p.engine.revision}\`${p.engine.dirty ? ' (with uncommitted changes)' : ''}; sink mutant: ${p.engine.mutant ?? 'none'}`,
+        ? `${p.engine.name} ${p.engine.version} (pinned and checked below), driven by the harness and its engine plug at revision \`${p.engine.revision}\`${p.engine.dirty ? ' (with uncommitted changes)' : ''}; sink mutant: ${p.engine.mutant ?? 'none'}${jobProfileClause(p.engine.jobProfile)}`
+        : `${p.engine.name} at revision \`${p.engine.revision}\`${p.engine.dirty ? ' (with uncommitted changes)' : ''}; sink mutant: ${p.engine.mutant ?? 'none'}${jobProfileClause(p.engine.jobProfile)}`,
     ],
     [
       'Sink',
@@ -488,7 +493,10 @@ function boundaries(x: Ctx): string[] {
     out.push(`- **Demonstrated:** nothing. The verdict is ${x.verdict}, so this run cannot stand behind the claim, whatever else it shows. It ran on ${rig}.`);
   }
   const profile = p?.engine.profile;
-  out.push(`- **The engine as deployed:** ${profile ? `${profile} Another job shape, state backend or failover strategy is not covered by this run.` : 'the engine plug recorded no profile of the job it deployed (provenance.json has none), so the job\'s shape is not stated here.'}`);
+  const jobProfile = p?.engine.jobProfile;
+  out.push(
+    `- **The engine as deployed${jobProfile ? ` (job profile \`${jobProfile}\`)` : ''}:** ${profile ? `${profile} Another job shape, state backend or failover strategy${jobProfile ? " (the plug's other job profiles included)" : ''} is not covered by this run.` : 'the engine plug recorded no profile of the job it deployed (provenance.json has none), so the job\'s shape is not stated here.'}`,
+  );
   const recS = kinds.flatMap((k) => k.recoveryS);
   out.push(
     `- **Tested but bounded:** recovery liveness. ${recS.length ? `Each counted fault was followed by a completed checkpoint, the slowest after ${fmtDuration(Math.max(...recS))}` : 'No recovery was measured'}; that holds for this topology's restart pacing and the ${c ? fmtDuration(c.deadlines.recoveryS) : 'configured'} recovery deadline, not in general.`,
@@ -542,6 +550,11 @@ function caveats(x: Ctx): string[] {
   if (p(ev)?.engine.mutant && p(ev)!.engine.mutant !== 'none')
     out.push(`- This run deployed the sink mutant \`${p(ev)!.engine.mutant}\` on purpose: it qualifies the harness (does it catch the bug?), not the engine.`);
   if (p(ev)?.engine.dirty) out.push('- The engine revision had uncommitted changes when the run started; the revision alone does not identify the code that ran.');
+  const hidden = ev.recount?.hiddenObjects;
+  if (hidden)
+    out.push(
+      `- ${plural(hidden, 'object')} under the run's prefix had a hidden name (its last path segment starts with \`_\` or \`.\`: a writer's staging file, such as the unfinished tail of a part that Flink's S3 RecoverableWriter puts beside the output at a checkpoint) when the recount listed the settled bucket, and ${hidden === 1 ? 'was' : 'were'} left unjudged, as a downstream consumer that follows that convention leaves them. A consumer that reads every object would also read those.`,
+    );
   if (v) {
     const expiryRaw = ev.provenance?.storeSettings?.MINIO_API_STALE_UPLOADS_EXPIRY;
     const expiryS = parseExpiry(expiryRaw);

@@ -5,8 +5,9 @@
  * engine/flink/job/. Cached under <cacheDir>/flink-<version>/:
  *
  *   lib/                         the cluster's classpath (runtime, streaming, clients, RPC
- *                                loader, files and Kafka connectors, log4j2; ZooKeeper's
- *                                server comes shaded inside flink-shaded-zookeeper-3)
+ *                                loader, files and Kafka connectors, the RocksDB state
+ *                                backend, log4j2; ZooKeeper's server comes shaded inside
+ *                                flink-shaded-zookeeper-3)
  *   plugins/s3-fs-hadoop/        flink-s3-fs-hadoop, loaded as a plugin (its own classloader)
  *   job/clink-qual-flink-job.jar the job (thin: its dependencies are on lib/)
  *   agent/clink-qual-flink-agent.jar  the fault-point Java agent (ByteBuddy shaded in)
@@ -16,7 +17,8 @@
  * (flink-s3-fs-presto has none). flink-connector-kafka 5.0.0-2.2 is the release for 2.2.
  *
  * Four manifest components, each checked by its sha256 on the next run (nothing is
- * downloaded or rebuilt when all match): flink (the lib directory), flink-s3-fs-hadoop
+ * downloaded or rebuilt when all match): flink (the lib directory; its version also names
+ * the hash of the pom that resolves it, so an added jar is fetched), flink-s3-fs-hadoop
  * (the plugin jar), flink-job (the jar; its version is the sha256 of the job's sources, so
  * an edited job is rebuilt) and flink-agent (likewise, from engine/flink/agent/).
  */
@@ -32,6 +34,15 @@ export const FLINK_PINS = {
   kafkaConnector: '5.0.0-2.2',
   log4j: '2.24.3',
 } as const;
+
+/**
+ * The `flink` component's version: Flink's pin and the hash of the pom that resolves the
+ * classpath (flinkRuntimePom), so a cached lib/ assembled from another pom (before the
+ * RocksDB state backend was added, say) is fetched again rather than kept.
+ */
+export function flinkLibVersion(): string {
+  return `${FLINK_PINS.flink}+pom-${createHash('sha256').update(flinkRuntimePom()).digest('hex').slice(0, 12)}`;
+}
 
 export const FLINK_JOB_JAR = 'clink-qual-flink-job.jar';
 export const FLINK_AGENT_JAR = 'clink-qual-flink-agent.jar';
@@ -54,6 +65,9 @@ export function flinkRuntimePom(): string {
     dep('org.apache.flink', 'flink-rpc-akka-loader', f),
     dep('org.apache.flink', 'flink-connector-base', f),
     dep('org.apache.flink', 'flink-connector-files', f),
+    // The "wide" job profile's keyed state (engine/flink/profiles.ts): EmbeddedRocksDBStateBackend
+    // and, as its runtime dependency, frocksdbjni (RocksDB's JNI build with Linux x86-64 natives).
+    dep('org.apache.flink', 'flink-statebackend-rocksdb', f),
     dep('org.apache.flink', 'flink-connector-kafka', FLINK_PINS.kafkaConnector),
     dep('org.apache.logging.log4j', 'log4j-slf4j-impl', FLINK_PINS.log4j),
     dep('org.apache.logging.log4j', 'log4j-core', FLINK_PINS.log4j),
@@ -68,7 +82,8 @@ ${deps.join('\n')}
 async function flinkLib(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
   const home = flinkHome();
   const lib = path.join(home, 'lib');
-  if (prev && prev.version === FLINK_PINS.flink && prev.path === lib && existsSync(lib) && (await sha256Dir(lib)) === prev.sha256) return prev;
+  const version = flinkLibVersion();
+  if (prev && prev.version === version && prev.path === lib && existsSync(lib) && (await sha256Dir(lib)) === prev.sha256) return prev;
   log(`fetching Apache Flink ${FLINK_PINS.flink} jars (and flink-connector-kafka ${FLINK_PINS.kafkaConnector}) from Maven Central`);
   mkdirSync(home, { recursive: true });
   writeFileSync(path.join(home, 'pom.xml'), flinkRuntimePom());
@@ -77,7 +92,7 @@ async function flinkLib(prev: Component | undefined, log: (l: string) => void): 
   await sh('mvn', ['-q', '-B', 'dependency:copy-dependencies', `-DoutputDirectory=${tmp}`, '-DincludeScope=runtime'], { cwd: home });
   rmSync(lib, { recursive: true, force: true });
   renameSync(tmp, lib);
-  return { name: 'flink', version: FLINK_PINS.flink, path: lib, sha256: await sha256Dir(lib) };
+  return { name: 'flink', version, path: lib, sha256: await sha256Dir(lib) };
 }
 
 async function s3Plugin(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
@@ -118,25 +133,14 @@ export function mavenSourceHash(project: 'job' | 'agent'): string {
   return h.digest('hex');
 }
 
-/** The job's sources, in a stable order: pom.xml and src/ under engine/flink/job/. */
+/** The job's sources, in a stable order: pom.xml and src/main/ under engine/flink/job/ (its MiniCluster test does not change the jar). */
 export function jobSources(): string[] {
-  const root = path.join(repoRoot, 'engine', 'flink', 'job');
-  const out: string[] = [path.join(root, 'pom.xml')];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(p);
-    }
-  };
-  walk(path.join(root, 'src'));
-  return out;
+  return mavenSources('job');
 }
 
+/** The sha256 of the job's sources (jobSources): the flink-job component's version. */
 export function jobSourceHash(): string {
-  const h = createHash('sha256');
-  for (const f of jobSources()) h.update(`${path.relative(repoRoot, f)}\n`).update(readFileSync(f));
-  return h.digest('hex');
+  return mavenSourceHash('job');
 }
 
 /**

@@ -135,7 +135,7 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
     else earlyLog.push(line);
   };
   const replayed = opts.replay ? replaySchedule(opts.replay) : undefined;
-  const loaded = replayed ? { campaign: replayed.campaign, engine: opts.engine ?? loadEngine(replayed.campaign.engine.name) } : loadForRun(opts.campaignFile, opts.engine, opts.mutant);
+  const loaded = replayed ? { campaign: replayed.campaign, engine: opts.engine ?? loadEngine(replayed.campaign.engine.name, replayed.campaign.engine.profile !== undefined ? { profile: replayed.campaign.engine.profile } : {}) } : loadForRun(opts.campaignFile, opts.engine, opts.mutant);
   if (replayed && opts.overrides && !noOverrides(opts.overrides)) throw new QualError('BAD_ARGUMENTS', '--seed, --soak and --rate do not go with --replay');
   const { engine } = loaded;
   const campaign: OverriddenCampaign = opts.overrides ? applyOverrides(loaded.campaign, opts.overrides) : loaded.campaign;

@@ -11,6 +11,8 @@
  *                running the ZooKeeper server shaded in flink-shaded-zookeeper-3)
  */
 
+import type { FlinkJobProfile } from './profiles.ts';
+
 export const FLINK_PORTS = { rest: 8081, jobManagerRpc: 6123, blob: 6124, taskManagerData: 6121, zookeeper: 2181 } as const;
 
 export interface FlinkClusterSpec {
@@ -20,9 +22,11 @@ export interface FlinkClusterSpec {
   role: 'coordinator' | 'worker';
   slotsPerTaskManager: number;
   parallelism: number;
-  /** file:// URI of the directory checkpoints go to (on the coordinator host's durable state). */
+  /** The job profile (profiles.ts): state backend, checkpointing, managed memory and failover follow it. */
+  profile: FlinkJobProfile;
+  /** URI of the directory checkpoints go to: file:// on the coordinator host's durable state, or s3:// (profiles.ts flinkDurableDirs). */
   checkpointDir: string;
-  /** file:// URI of ZooKeeper HA's storage directory (job graphs, checkpoint pointers), or null for no HA. */
+  /** URI of ZooKeeper HA's storage directory (job graphs, checkpoint pointers), or null for no HA. */
   haStorageDir: string | null;
   /** Local scratch directories (S3 writer buffers, blobs). */
   tmpDir: string;
@@ -79,8 +83,10 @@ export function flinkConfigYaml(s: FlinkClusterSpec): string {
     ['taskmanager.data.port', FLINK_PORTS.taskManagerData],
     ['taskmanager.numberOfTaskSlots', s.slotsPerTaskManager],
     // Started without Flink's scripts, the TaskManager needs its resources spelled out
-    // (the scripts would derive and pass them): 576m of Flink memory, no managed memory
-    // (the heap state backend does not use it).
+    // (the scripts would derive and pass them): 576m of Flink memory plus the profile's
+    // managed memory (none for the heap state backend, which does not use it; RocksDB's
+    // block cache and write buffers for the wide profile: native memory, outside -Xmx and
+    // -XX:MaxDirectMemorySize).
     ['taskmanager.cpu.cores', s.slotsPerTaskManager],
     ['taskmanager.memory.framework.heap.size', '128m'],
     ['taskmanager.memory.task.heap.size', '256m'],
@@ -88,7 +94,7 @@ export function flinkConfigYaml(s: FlinkClusterSpec): string {
     ['taskmanager.memory.task.off-heap.size', '0m'],
     ['taskmanager.memory.network.min', '64m'],
     ['taskmanager.memory.network.max', '64m'],
-    ['taskmanager.memory.managed.size', '0m'],
+    ['taskmanager.memory.managed.size', s.profile.managedMemory],
     ['taskmanager.memory.jvm-metaspace.size', '192m'],
     ['taskmanager.memory.jvm-overhead.min', '192m'],
     ['taskmanager.memory.jvm-overhead.max', '192m'],
@@ -99,28 +105,33 @@ export function flinkConfigYaml(s: FlinkClusterSpec): string {
     ['jobmanager.retrieve-taskmanager-hostname', false],
     ['parallelism.default', s.parallelism],
     ['io.tmp.dirs', s.tmpDir],
-    // Checkpoints: the heap state backend, completed checkpoints on the coordinator host's
-    // state directory. State below the inline threshold travels inside the checkpoint's
-    // metadata file, which only the JobManager writes, so TaskManagers never write there.
-    ['state.backend.type', 'hashmap'],
+    // Checkpoints, as the profile says (profiles.ts). simple: the heap state backend,
+    // completed checkpoints on the coordinator host's state directory, state below the 1 MiB
+    // inline threshold inside the checkpoint's metadata file, which only the JobManager
+    // writes, so TaskManagers never write there. wide: RocksDB keyed state, unaligned
+    // checkpoints, checkpoints on S3 with Flink's default 20 KiB threshold, so the
+    // TaskManagers write their state and in-flight data to the store as files.
+    ['state.backend.type', s.profile.stateBackend],
     ['execution.checkpointing.storage', 'filesystem'],
     ['execution.checkpointing.dir', s.checkpointDir],
     ['execution.checkpointing.num-retained', 3],
     ['execution.checkpointing.externalized-checkpoint-retention', 'RETAIN_ON_CANCELLATION'],
-    ['execution.checkpointing.data-inline-threshold', '1mb'],
+    ['execution.checkpointing.data-inline-threshold', s.profile.dataInlineThreshold],
+    ['execution.checkpointing.unaligned.enabled', s.profile.unalignedCheckpoints],
     ['web.checkpoints.history', 100],
     // Jar submission over REST needs flink-runtime-web, which the cluster does not carry
     // (the plug submits with the CLI); the setting is harmless without it.
     ['web.submit.enable', true],
     ['web.upload.dir', s.tmpDir],
-    // Failures: restart the whole job (every subtask restores from the last checkpoint and
-    // commits its committables again, as Clink redeploys every subtask when a worker is lost;
-    // a recovery-only point armed on any worker then fires), forever, FLINK_RESTART_DELAY
-    // apart. A killed process is noticed at once (its connections are refused: two failed
+    // Failures: restart the whole job (simple: full failover; wide: region failover, whose
+    // one region is the whole job, see profiles.ts), so every subtask restores from the last
+    // checkpoint and commits its committables again, as Clink redeploys every subtask when a
+    // worker is lost, and a recovery-only point armed on any worker then fires; forever,
+    // FLINK_RESTART_DELAY apart. A killed process is noticed at once (its connections are refused: two failed
     // heartbeat RPCs); the timeout stays generous for a busy 2-core machine. The slots add up
     // to the parallelism (slotsPerWorker), so a restart waits for a killed TaskManager's slots
     // to come back rather than packing the subtasks onto the survivors.
-    ['jobmanager.execution.failover-strategy', 'full'],
+    ['jobmanager.execution.failover-strategy', s.profile.failoverStrategy],
     ['restart-strategy.type', 'fixed-delay'],
     ['restart-strategy.fixed-delay.attempts', 2147483647],
     ['restart-strategy.fixed-delay.delay', FLINK_RESTART_DELAY],

@@ -3,7 +3,11 @@
  * rig over SSH, started from the jars `rig install` cached (rig/install-flink.ts), with
  * ZooKeeper high availability, running the job in engine/flink/job/ (Kafka source from the
  * earliest offset -> lines unchanged -> FileSink to s3://bucket/prefix, exactly-once
- * checkpoints at the campaign's interval, a part rolled and committed on each checkpoint).
+ * checkpoints at the campaign's interval) in one of two job profiles (profiles.ts, the
+ * campaign's engine.profile): simple (one chained vertex, a part rolled and committed on
+ * each checkpoint, checkpoints on the coordinator's disk, full failover) or wide (keyBy with
+ * RocksDB keyed state, unaligned checkpoints and HA storage on S3, DefaultRollingPolicy,
+ * region failover).
  *
  * Where things run (rig services, rig/process.ts):
  *   coordinator host  flink-zookeeper   one ZooKeeper server (the leader election and the
@@ -16,7 +20,8 @@
  * the store's credentials), tmp/ and, on the coordinator, the job jar. The coordinator's
  * durable state lives on its state filesystem, <dataDir>/state/flink/: checkpoints/ (the
  * completed checkpoints' metadata), ha/ (ZooKeeper HA's storage: job graphs, checkpoint
- * handles) and zk/ (ZooKeeper's data). A JobManager SIGKILL loses nothing there; the
+ * handles) and zk/ (ZooKeeper's data); in the wide profile checkpoints/ and ha/ are on S3
+ * instead, under s3://<bucket>/<run prefix>-flink/, and only zk/ stays on the disk. A JobManager SIGKILL loses nothing there; the
  * restarted JobManager is elected leader, reads the job graph and the latest completed
  * checkpoint through ZooKeeper and resumes the job, and the TaskManagers (same PIDs)
  * reconnect to it.
@@ -45,6 +50,7 @@ import { EngineHosts, collectHostFiles } from '../hosts.ts';
 import { armPoint, writeArmed } from '../armed-points.ts';
 import { flinkIntegrityStop, flinkRecommitTarget, type RestJobExceptions } from './tamper.ts';
 import { FLINK_MUTANTS, isFlinkMutant } from './mutants.ts';
+import { DEFAULT_FLINK_JOB_PROFILE, FLINK_JOB_PROFILES, describeFlinkJobProfile, flinkDurableDirs, flinkJobProfile, flinkJobProfileArgs, isFlinkJobProfile, type FlinkJobProfile, type FlinkJobProfileName } from './profiles.ts';
 
 export const SINK_FAMILY = 'flink_filesink_s3';
 export const JOBMANAGER_SERVICE: FlinkService = 'flink-jobmanager';
@@ -55,6 +61,8 @@ export interface FlinkPlugOptions {
   /** Run without ZooKeeper HA (then a JobManager SIGKILL loses the job: see docs/flink.md). */
   noHa?: boolean;
   startTimeoutMs?: number;
+  /** The job profile to deploy (profiles.ts; the campaign's engine.profile); default simple. */
+  profile?: string;
 }
 
 export function flinkDir(host: Pick<HostSpec, 'dataDir'>): string {
@@ -154,14 +162,38 @@ class FlinkEngine extends EngineHosts implements Engine {
   /** Read from flink-s3-fs-hadoop 2.2.0's S3Committer.commitAfterRecovery (javap): getObjectMetadata, then getContentLength against the recovered upload's total length. */
   readonly commitCheck =
     "Flink's S3Committer reads the object's metadata and accepts it when its length equals the recovered upload's, so only the size is checked";
-  /** OnCheckpointRollingPolicy (job/ExactlyOnceJob.java): a part file per subtask is rolled at every checkpoint, and none is opened without a record. */
-  readonly commitCadence = 'each subtask commits at most one part file per completed checkpoint (OnCheckpointRollingPolicy), none for a checkpoint in which it received no records';
-  /** Flink's committer commits every committable restored with the checkpoint again on every restore (commitAfterRecovery), and failover is full (config.ts). */
-  readonly restoreRecommit = "every restore (full failover) restores every subtask from the last completed checkpoint, and Flink's committer commits every committable restored with it again";
-  /** The job (job/ExactlyOnceJob.java) and the cluster's settings (config.ts) as deployed, high availability as the options say. */
+  /** The job profiles this plug deploys (profiles.ts), the campaign's engine.profile; the first is the default. */
+  readonly jobProfiles: readonly string[] = FLINK_JOB_PROFILES;
+  /** The profile this plug deploys, by name (recorded in provenance.json). */
+  get jobProfile(): FlinkJobProfileName {
+    return this.#profile.name;
+  }
+  get #profile(): FlinkJobProfile {
+    return flinkJobProfile(this.#profileName);
+  }
+  /**
+   * simple (OnCheckpointRollingPolicy): a part file per subtask is rolled at every checkpoint,
+   * and none is opened without a record. wide (DefaultRollingPolicy): a part is committed in
+   * the first checkpoint after it rolled, by size or time, so most checkpoints commit none.
+   */
+  get commitCadence(): string {
+    const r = this.#profile.rolling;
+    return r.policy === 'OnCheckpointRollingPolicy'
+      ? 'each subtask commits at most one part file per completed checkpoint (OnCheckpointRollingPolicy), none for a checkpoint in which it received no records'
+      : `each subtask commits a part file only once it has rolled (DefaultRollingPolicy: at ${r.partSizeBytes / 2 ** 20} MiB, after ${r.rolloverIntervalMs / 1000} s open or ${r.inactivityIntervalMs / 1000} s without a record), with the first checkpoint completed after that, so a part spans checkpoints and most checkpoints commit none`;
+  }
+  /**
+   * Flink's committer commits every committable restored with the checkpoint again on every
+   * restore (commitAfterRecovery); failover restores every subtask: full failover (simple),
+   * or region failover whose one region is the whole keyed job (wide, profiles.ts).
+   */
+  get restoreRecommit(): string {
+    const how = this.#profile.failoverStrategy === 'full' ? 'full failover' : "region failover, and keyBy's all-to-all edge makes the whole job one region";
+    return `every restore (${how}) restores every subtask from the last completed checkpoint, and Flink's committer commits every committable restored with it again`;
+  }
+  /** The job (job/ExactlyOnceJob.java) and the cluster's settings (config.ts) as the profile deploys them (profiles.ts), high availability as the options say. */
   get profile(): string {
-    const ha = this.opts.noHa ? 'without high availability (a JobManager kill loses the job)' : 'with ZooKeeper high availability beside them';
-    return `The job is one chained vertex (Kafka source, an identity map, the FileSink writer and its committer) at one subtask per partition; part files roll on every checkpoint (OnCheckpointRollingPolicy); the heap state backend keeps completed checkpoints on the coordinator host's local disk, ${ha}; any failure restarts the whole job (full failover, fixed-delay restarts ${FLINK_RESTART_DELAY} apart).`;
+    return describeFlinkJobProfile(this.#profile, { ha: !this.opts.noHa, restartDelay: FLINK_RESTART_DELAY });
   }
   /** Store tamper (EngineStoreTamper): the part file committed after the latest checkpoint (tamper.ts). Part keys name no subtask or checkpoint: no placeOfObject. */
   readonly recommitTarget = flinkRecommitTarget;
@@ -170,10 +202,11 @@ class FlinkEngine extends EngineHosts implements Engine {
    * (checkpoints/<job>/chk-<n>/_metadata) and, with HA, the checkpoint and job-graph handles
    * in ha/; each written whole before ZooKeeper names it. Flink reads the metadata file at a
    * restore; whether it notices a corrupted one is what a run shows. The TaskManagers keep
-   * no local state here (the heap backend, no local recovery).
+   * no local state here (the heap backend, no local recovery). With checkpoints and HA
+   * storage on S3 (the wide profile) no file a restore reads is on a host's disk: none.
    */
   durableFiles(host: Pick<HostSpec, 'dataDir' | 'name'>, role: EngineRole): EngineDurableFile[] {
-    if (role !== 'coordinator') return [];
+    if (role !== 'coordinator' || this.#profile.durableStorage !== 'coordinator-disk') return [];
     const dir = flinkStateDir(host);
     return [
       { path: `${dir}/checkpoints/*/chk-*/_metadata`, glob: true, role, what: "a completed checkpoint's metadata", writes: 'whole', restoredFrom: true },
@@ -181,6 +214,7 @@ class FlinkEngine extends EngineHosts implements Engine {
     ];
   }
   readonly opts: FlinkPlugOptions;
+  readonly #profileName: FlinkJobProfileName;
   #job: EngineJobSpec | null = null;
   /** The newest refusal of an object in the job's exception history (tamper.ts), kept across JobManager restarts (whose history starts empty). */
   #integrityStop: { at: string; message: string } | null = null;
@@ -191,9 +225,13 @@ class FlinkEngine extends EngineHosts implements Engine {
   #epochBase = 0;
   #lastRestarts = 0;
 
+  /** QualError('BAD_ARGUMENTS') (exit 254) for a profile the plug does not know. */
   constructor(opts: FlinkPlugOptions = {}) {
     super();
     this.opts = opts;
+    const p = opts.profile ?? DEFAULT_FLINK_JOB_PROFILE;
+    if (!isFlinkJobProfile(p)) throw new QualError('BAD_ARGUMENTS', `flink: unknown job profile '${p}' (known: ${FLINK_JOB_PROFILES.join(', ')})`);
+    this.#profileName = p;
   }
 
   get restUrl(): string {
@@ -226,12 +264,13 @@ class FlinkEngine extends EngineHosts implements Engine {
     const plugin = component(manifest, 'flink-s3-fs-hadoop');
     const jobJar = component(manifest, 'flink-job');
     const agent = component(manifest, 'flink-agent');
-    this.log(`flink: Flink ${lib.version}, job ${jobJar.version} (sha256 ${jobJar.sha256.slice(0, 12)})`);
+    this.log(`flink: Flink ${lib.version}, job ${jobJar.version} (sha256 ${jobJar.sha256.slice(0, 12)}), profile ${this.#profile.name}`);
     const libFiles = readdirSync(lib.path).sort();
     const coord = this.coordinatorHost;
     const parallelism = job.partitions;
     const slots = slotsPerWorker(parallelism, this.workerHosts.length);
-    const haStorage = this.opts.noHa ? null : `file://${flinkStateDir(coord)}/ha`;
+    const profile = this.#profile;
+    const durable = flinkDurableDirs(profile, { stateDir: flinkStateDir(coord), bucket: job.bucket, prefix: job.prefix, ha: !this.opts.noHa });
     await Promise.all(
       this.engineHosts().map(async ({ host, role }) => {
         const r = this.remote(host);
@@ -256,8 +295,9 @@ class FlinkEngine extends EngineHosts implements Engine {
           role,
           slotsPerTaskManager: role === 'worker' ? slots[this.workerHosts.findIndex((w) => w.name === host.name)] ?? 1 : 1,
           parallelism,
-          checkpointDir: `file://${flinkStateDir(coord)}/checkpoints`,
-          haStorageDir: haStorage,
+          profile,
+          checkpointDir: durable.checkpointDir,
+          haStorageDir: durable.haStorageDir,
           tmpDir: `${d}/tmp`,
           s3: { endpoint: ctx.rig.store.endpoint, accessKey: ctx.credentials.accessKeyId, secretKey: ctx.credentials.secretAccessKey },
         });
@@ -318,6 +358,7 @@ class FlinkEngine extends EngineHosts implements Engine {
       '--checkpoint-interval-ms', String(job.checkpointIntervalMs),
       '--parallelism', String(job.partitions),
       '--family', SINK_FAMILY,
+      ...flinkJobProfileArgs(this.#profile),
     ];
     const cmd = `cd ${shQuote(flinkDir(coord))} && FLINK_PLUGINS_DIR=${shQuote(`${flinkDir(coord)}/plugins`)} ${submitCommand(l, `${flinkDir(coord)}/${FLINK_JOB_JAR}`, args)} >> ${shQuote(serviceDir(this.remote(coord), JOBMANAGER_SERVICE))}/submit.log 2>&1; tail -n 40 ${shQuote(serviceDir(this.remote(coord), JOBMANAGER_SERVICE))}/submit.log`;
     const r = await this.remote(coord).exec(cmd, { timeoutMs: 180_000, check: false });
@@ -448,8 +489,14 @@ class FlinkEngine extends EngineHosts implements Engine {
     return all.flat().sort((a, b) => a.at.localeCompare(b.at));
   }
 
+  /**
+   * Each worker's newest sink-open line of the deployed profile (the job logs
+   * `profile=<name> rolling=<policy>`): a line of another profile or rolling policy is not
+   * this job's, so it does not confirm the sink.
+   */
   async sinkOpenLines(): Promise<{ host: string; line: string }[]> {
-    return this.lastWorkerLogLines(TASKMANAGER_SERVICE, 'clink-qual flink sink open: family=');
+    const lines = await this.lastWorkerLogLines(TASKMANAGER_SERVICE, 'clink-qual flink sink open: family=');
+    return lines.filter((l) => sinkOpenLineMatches(l.line, this.#profile));
   }
 
   /**
@@ -503,7 +550,13 @@ class FlinkEngine extends EngineHosts implements Engine {
   }
 }
 
-/** Apache Flink behind the plug. */
+/** Whether a sink-open line (job/ExactlyOnceJob.java) names the profile and the rolling policy `p` deploys. */
+export function sinkOpenLineMatches(line: string, p: FlinkJobProfile): boolean {
+  const fields = new Set(line.trim().split(/\s+/));
+  return fields.has(`profile=${p.name}`) && fields.has(`rolling=${p.rolling.policy}`);
+}
+
+/** Apache Flink behind the plug; QualError('BAD_ARGUMENTS') for an unknown `opts.profile`. */
 export function flinkEngine(opts: FlinkPlugOptions = {}): FlinkEngine {
   return new FlinkEngine(opts);
 }

@@ -104,6 +104,17 @@ t.test('defaults are filled in the resolved campaign', async (t) => {
   t.same(c.faults[2], { kind: 'protocol-point', count: 1, targets: [], points: ['sink.after-commit'] });
 });
 
+t.test("engine.profile: kept when given, checked against the caller's profiles (the engine's), refused for an engine with none", async (t) => {
+  const text = (engine: string) => `name: p\nseed: s\nengine: ${engine}\nworkload: { rate: 10, soakS: 600 }\nfaults:\n  - { kind: worker-kill }\nschedule: { spacingS: 30 }\n`;
+  t.same(parseCampaign(text('{ name: flink, profile: wide }'), 'p.yaml', { profiles: ['simple', 'wide'] }).engine, { name: 'flink', mutant: 'none', profile: 'wide' });
+  t.same(parseCampaign(text('{ name: flink }'), 'p.yaml', { profiles: ['simple', 'wide'] }).engine, { name: 'flink', mutant: 'none' }, 'no profile named: none recorded (the plug runs its default)');
+  t.same(parseCampaign(text('{ name: flink, profile: narrow }'), 'p.yaml').engine.profile, 'narrow', 'unchecked without the engine\'s list');
+  t.same(problems(() => parseCampaign(text('{ name: flink, profile: narrow }'), 'p.yaml', { profiles: ['simple', 'wide'] })), ["p.yaml:3: engine.profile: unknown job profile 'narrow' (the engine flink has: simple, wide)"]);
+  t.same(problems(() => parseCampaign(text('{ name: clink, profile: wide }'), 'p.yaml', { profiles: [] })), ['p.yaml:3: engine.profile: the engine clink deploys one job and has no profiles: remove engine.profile']);
+  t.same(problems(() => loadCampaign(fx('bad-profile-clink.yaml'), { profiles: [] })), [`${fx('bad-profile-clink.yaml')}:7: engine.profile: the engine clink deploys one job and has no profiles: remove engine.profile`], 'the line of the field in a block mapping');
+  t.same(problems(() => parseCampaign(text("{ name: flink, profile: '' }"), 'p.yaml')), ['p.yaml:3: engine.profile: must NOT have fewer than 1 characters'], 'the schema refuses an empty name');
+});
+
 t.test("the allowed protocol points come from the caller (the engine's list)", async (t) => {
   const got = problems(() => loadCampaign('campaigns/quick.yaml', { faultPoints: [...MANDATORY_FAULT_POINTS] }));
   t.equal(got.length, 2);

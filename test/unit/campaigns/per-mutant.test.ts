@@ -18,6 +18,8 @@ import { MANDATORY_FAULT_POINTS, type ResolvedCampaign } from '../../../campaign
 import { CLINK_MUTANTS, CLINK_MUTANT_NAMES } from '../../../engine/clink/mutants/index.ts';
 import { problems } from '../../helpers/campaign-problems.ts';
 import { repoRoot } from '../../../lib/paths.ts';
+import { loadEngine } from '../../../engine/index.ts';
+import type { QualError } from '../../../lib/errors.ts';
 import { EVIDENCE } from '../../../lib/run-store.ts';
 
 process.chdir(repoRoot);
@@ -276,4 +278,26 @@ t.test('CLI: campaign plan --mutant plans that mutant\'s schedule; --json record
   const quick = spawnSync(process.execPath, [cli, 'campaign', 'plan', 'campaigns/quick.yaml', '--mutant', 'no-fencing'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
   t.equal(quick.status, 0, quick.stderr);
   t.match(quick.stdout, /^mutant: no-fencing \(no schedule of its own in this file: the base schedule\)$/m);
+});
+
+t.test('loadForEngine builds the engine with the campaign\'s job profile, and refuses a profile the engine lacks at its line', async (t) => {
+  const wide = loadForEngine('campaigns/flink-wide-quick.yaml');
+  t.equal(wide.campaign.engine.profile, 'wide');
+  t.equal(wide.engine.name, 'flink');
+  t.equal(wide.engine.jobProfile, 'wide', 'the plug deploys the profile the campaign names');
+  t.match(wide.engine.profile, 'RocksDB keyed state');
+  const simple = loadForEngine('campaigns/flink-quick.yaml');
+  t.equal(simple.campaign.engine.profile, undefined);
+  t.equal(simple.engine.jobProfile, 'simple', "no profile named: the plug's default");
+  t.same(problems(() => loadForEngine('test/fixtures/campaigns/bad-profile-clink.yaml')), ['test/fixtures/campaigns/bad-profile-clink.yaml:7: engine.profile: the engine clink deploys one job and has no profiles: remove engine.profile']);
+  const err = (() => {
+    try {
+      loadForEngine('campaigns/flink-wide-quick.yaml', loadEngine('flink'));
+    } catch (e) {
+      return e as QualError;
+    }
+    return undefined;
+  })();
+  t.equal(err?.code, 'BAD_ARGUMENTS', 'a given plug of another profile is refused, not silently used');
+  t.match(err?.message, "names job profile 'wide', the given flink plug deploys 'simple'");
 });

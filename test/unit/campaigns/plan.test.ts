@@ -1,5 +1,5 @@
 import t from 'tap';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countSlots, loadCampaign } from '../../../campaigns/load.ts';
@@ -159,6 +159,20 @@ t.test("qual03: at least QUAL-03's battery, at least two hours; the smoke rehear
   t.equal(flink.seed, c.seed, 'flink-qual03: the same seed');
   t.same(totalsByKind(planCampaign(flink)), totals, 'flink-qual03: the same battery');
   t.same(new Set(planCampaign(flink).map((f) => f.point)), points, 'flink-qual03: the same points');
+});
+
+t.test("flink-wide-quick: flink-quick's battery on the wide job profile, which the plan's header names; a profile for clink exits 254 at its line", async (t) => {
+  const wide = load('flink-wide-quick');
+  const quick = load('flink-quick');
+  t.same(wide.engine, { name: 'flink', mutant: 'none', profile: 'wide' });
+  t.same({ ...wide.workload }, { ...quick.workload }, 'the same workload');
+  t.same(planCampaign(wide), planCampaign(quick), 'the same seed and battery: the same timeline');
+  const cli = path.join(repo, 'bin', 'clink-qual.ts');
+  const json = execFileSync(process.execPath, [cli, 'campaign', 'plan', 'campaigns/flink-wide-quick.yaml', '--json'], { encoding: 'utf8' });
+  t.match((JSON.parse(json) as { header: Record<string, unknown> }).header, { campaign: 'flink-wide-quick', engine: { name: 'flink', mutant: 'none', profile: 'wide' }, faultCount: 20 });
+  const bad = spawnSync(process.execPath, [cli, 'campaign', 'plan', 'test/fixtures/campaigns/bad-profile-clink.yaml'], { encoding: 'utf8' });
+  t.equal(bad.status, 254);
+  t.match(bad.stderr, /test\/fixtures\/campaigns\/bad-profile-clink\.yaml:7: engine\.profile: the engine clink deploys one job and has no profiles/);
 });
 
 t.test('clink-qual campaign plan: a table with totals and wall time; --json is a header and plan.json', async (t) => {

@@ -31,6 +31,18 @@ t.test('each plug declares its commit cadence, what a restore re-commits, and th
   t.match(engineDescription(flinkEngine({ noHa: true })).profile, 'without high availability', 'the profile follows the options the plug runs with');
 });
 
+t.test('the job profile deployed is recorded by name, and its description follows it', async (t) => {
+  t.equal(engineDescription(loadEngine('clink')).jobProfile, undefined, 'a plug with one job records no profile name');
+  const simple = engineDescription(loadEngine('flink'));
+  t.equal(simple.jobProfile, 'simple', "flink's default");
+  const wide = engineDescription(loadEngine('flink', { profile: 'wide' }));
+  t.equal(wide.jobProfile, 'wide');
+  t.match(wide.profile, 'RocksDB keyed state');
+  t.match(wide.profile, 'region failover');
+  t.match(wide.commitCadence, 'DefaultRollingPolicy');
+  t.notSame(wide.profile, simple.profile);
+});
+
 t.test('a plug that says nothing adds nothing', async (t) => {
   const bare = { ...loadEngine('clink'), commitCheck: undefined, commitCadence: undefined, restoreRecommit: undefined, profile: undefined, version: undefined, sinkMechanism: undefined, faultPointInjection: undefined, faultPointsNotApplicable: {} };
   t.same(engineDescription(bare as never), {});

@@ -534,3 +534,26 @@ t.test('pending uploads: a count that failed at the wrap-up is said to be no cou
   t.match(partial, `- At least ${v.pendingUploads} multipart upload`);
   t.match(partial, "counted from the engine's own journal of started uploads, each key listed exactly (the listing of 2 keys failed, so this is a lower bound).");
 });
+
+t.test('hidden objects the recount left unjudged are a caveat, only when there were some', async (t) => {
+  t.notMatch(renderReport(fx('run-pass')), 'hidden name', 'none recorded: no caveat');
+  const dir = copyRun(t, 'run-pass');
+  editJson(dir, 'recount.json', (r) => {
+    r.hiddenObjects = 3;
+  });
+  t.match(renderReport(dir), "- 3 objects under the run's prefix had a hidden name (its last path segment starts with `_` or `.`");
+});
+
+t.test('the job profile deployed: named in the Engine row and the claim boundaries when provenance records it', async (t) => {
+  const pass = renderReport(fx('run-pass'));
+  t.notMatch(pass, 'job profile', 'a plug with one job: no profile named');
+  const dir = copyRun(t, 'run-pass');
+  editJson(dir, 'provenance.json', (p) => {
+    p.engine.jobProfile = 'wide';
+    p.engine.profile = 'The job ("wide" profile) is keyed (a test profile).';
+  });
+  const md = renderReport(dir);
+  t.match(md, /\| Engine \| [^\n]*; sink mutant: none; job profile: `wide` \(described under Claim boundaries\) \|/);
+  t.match(md, '- **The engine as deployed (job profile `wide`):** The job ("wide" profile) is keyed (a test profile). Another job shape, state backend or failover strategy (the plug\'s other job profiles included) is not covered by this run.');
+});
+

@@ -7,10 +7,11 @@ import t from 'tap';
 import { parse } from 'yaml';
 import { FLINK_PORTS, FLINK_RESTART_DELAY, JAVA17_OPENS, flinkConfigYaml, log4jProperties, serviceCommand, slotsPerWorker, submitCommand, zooCfg, type FlinkClusterSpec } from '../../../../engine/flink/config.ts';
 import { FLINK_FAULT_POINTS, FLINK_FAULT_POINT_MAP, FLINK_NOT_APPLICABLE_POINTS } from '../../../../engine/flink/fault-points.ts';
-import { flinkEngine } from '../../../../engine/flink/plug.ts';
+import { flinkEngine, sinkOpenLineMatches } from '../../../../engine/flink/plug.ts';
+import { FLINK_JOB_PROFILES, describeFlinkJobProfile, flinkDurableDirs, flinkJobProfile, flinkJobProfileArgs } from '../../../../engine/flink/profiles.ts';
 import type { Engine } from '../../../../engine/engine.ts';
 import { loadEngine } from '../../../../engine/index.ts';
-import { flinkRuntimePom, jobSourceHash, jobSources, mavenSourceHash, mavenSources } from '../../../../rig/install-flink.ts';
+import { flinkLibVersion, flinkRuntimePom, jobSourceHash, jobSources, mavenSourceHash, mavenSources } from '../../../../rig/install-flink.ts';
 
 const spec: FlinkClusterSpec = {
   coordinatorAddress: '10.231.0.20',
@@ -18,6 +19,7 @@ const spec: FlinkClusterSpec = {
   role: 'worker',
   slotsPerTaskManager: 2,
   parallelism: 4,
+  profile: flinkJobProfile('simple'),
   checkpointDir: 'file:///var/lib/x/coordinator/state/flink/checkpoints',
   haStorageDir: 'file:///var/lib/x/coordinator/state/flink/ha',
   tmpDir: '/var/lib/x/worker-1/flink/tmp',
@@ -43,6 +45,98 @@ t.test('config.yaml parses as YAML with the settings the plug relies on', async 
   t.equal(c['jobmanager.execution.failover-strategy'], 'full', 'every subtask restores on any failure, so a recovery-only point fires wherever it is armed');
   t.equal(c['restart-strategy.fixed-delay.delay'], FLINK_RESTART_DELAY);
   t.equal(c['taskmanager.rpc.port'], 0, 'a new RPC address per TaskManager start: a restarted one never meets the dead incarnation\'s association');
+});
+
+t.test('the simple profile: heap state, aligned checkpoints inlined up to 1 MiB, no managed memory, full failover', async (t) => {
+  const c = parse(flinkConfigYaml(spec)) as Record<string, unknown>;
+  t.equal(c['state.backend.type'], 'hashmap');
+  t.equal(c['execution.checkpointing.unaligned.enabled'], false);
+  t.equal(c['execution.checkpointing.data-inline-threshold'], '1mb');
+  t.equal(c['taskmanager.memory.managed.size'], '0m', 'the heap backend uses no managed memory');
+  t.equal(c['jobmanager.execution.failover-strategy'], 'full');
+  t.same(flinkJobProfileArgs(flinkJobProfile('simple')), ['--profile', 'simple'], 'the job is told its profile and nothing else');
+  t.same(
+    flinkDurableDirs(flinkJobProfile('simple'), { stateDir: '/s/flink', bucket: 'b', prefix: 'runs/r1/', ha: true }),
+    { checkpointDir: 'file:///s/flink/checkpoints', haStorageDir: 'file:///s/flink/ha' },
+    "checkpoints and HA storage on the coordinator's state directory",
+  );
+});
+
+t.test('the wide profile: RocksDB, unaligned checkpoints on S3, managed memory, region failover, DefaultRollingPolicy', async (t) => {
+  const wide = flinkJobProfile('wide');
+  const dirs = flinkDurableDirs(wide, { stateDir: '/s/flink', bucket: 'clink-qual', prefix: 'runs/r1/', ha: true });
+  t.same(dirs, { checkpointDir: 's3://clink-qual/runs/r1-flink/checkpoints', haStorageDir: 's3://clink-qual/runs/r1-flink/ha' }, 'beside the run prefix, not under it');
+  t.notOk(dirs.checkpointDir.replace('s3://clink-qual/', '').startsWith('runs/r1/'), "the oracle's listing of the run prefix does not see checkpoint files");
+  t.equal(flinkDurableDirs(wide, { stateDir: '/s', bucket: 'b', prefix: 'p/', ha: false }).haStorageDir, null, 'no HA storage without HA');
+  const c = parse(flinkConfigYaml({ ...spec, profile: wide, ...dirs })) as Record<string, unknown>;
+  t.equal(c['state.backend.type'], 'rocksdb');
+  t.equal(c['execution.checkpointing.unaligned.enabled'], true);
+  t.equal(c['execution.checkpointing.dir'], 's3://clink-qual/runs/r1-flink/checkpoints');
+  t.equal(c['high-availability.storageDir'], 's3://clink-qual/runs/r1-flink/ha');
+  t.equal(c['execution.checkpointing.data-inline-threshold'], '20kb', "Flink's default: TaskManagers write their keyed state to S3 as files");
+  t.equal(c['taskmanager.memory.managed.size'], '128m', "RocksDB's memory comes from managed memory");
+  t.equal(c['jobmanager.execution.failover-strategy'], 'region');
+  t.equal(c['s3.endpoint'], spec.s3.endpoint, 'the same S3 filesystem settings serve the checkpoints');
+  t.same(flinkJobProfileArgs(wide), ['--profile', 'wide', '--part-size-bytes', '1048576', '--rollover-interval-ms', '30000', '--inactivity-interval-ms', '10000', '--bucket-check-interval-ms', '1000']);
+  // The JVM flags do not move: managed memory is native, outside the heap and direct memory.
+  const l = { java: 'java', lib: '/d/flink/lib', conf: '/d/flink/conf' };
+  t.match(serviceCommand('flink-taskmanager', l), /-Xmx384m .*-XX:MaxDirectMemorySize=192m/);
+});
+
+t.test("each profile's description is read from its settings", async (t) => {
+  t.same([...FLINK_JOB_PROFILES], ['simple', 'wide'], 'simple first: the default');
+  const simple = describeFlinkJobProfile(flinkJobProfile('simple'), { ha: true, restartDelay: '2 s' });
+  t.match(simple, 'one chained vertex');
+  t.match(simple, 'OnCheckpointRollingPolicy');
+  t.match(simple, "on the coordinator host's local disk");
+  t.match(simple, 'full failover');
+  t.notMatch(simple, /RocksDB|unaligned|region/);
+  const wide = describeFlinkJobProfile(flinkJobProfile('wide'), { ha: true, restartDelay: '2 s' });
+  t.match(wide, '"wide" profile');
+  t.match(wide, "keyBy on the event's key");
+  t.match(wide, 'RocksDB keyed state');
+  t.match(wide, 'emits every line unchanged');
+  t.match(wide, 'DefaultRollingPolicy');
+  t.match(wide, 'at 1 MiB, after 30 s open or 10 s without a record');
+  t.match(wide, 'checkpoints are unaligned');
+  t.match(wide, "completed checkpoints and ZooKeeper HA's storage are on S3");
+  t.match(wide, 'region failover');
+  t.match(wide, 'one region');
+  t.notMatch(wide, /local disk|full failover/);
+  t.match(describeFlinkJobProfile(flinkJobProfile('wide'), { ha: false, restartDelay: '2 s' }), /completed checkpoints are on S3.*without high availability/);
+});
+
+t.test("the sink-open line confirms the sink only when it names the deployed profile's profile and rolling policy", async (t) => {
+  const wideLine = 'clink-qual flink sink open: family=flink_filesink_s3 output=s3://b/p/ fs=X writer=Y profile=wide rolling=DefaultRollingPolicy partSizeBytes=1048576 rolloverMs=30000 inactivityMs=10000 bucketCheckMs=1000 stateBackend=rocksdb unaligned=true keyedState=Z subtask=0/4 attempt=0 mutant=none';
+  const simpleLine = 'clink-qual flink sink open: family=flink_filesink_s3 output=s3://b/p/ fs=X writer=Y profile=simple rolling=OnCheckpointRollingPolicy stateBackend=hashmap unaligned=false subtask=0/4 attempt=0 mutant=none';
+  t.ok(sinkOpenLineMatches(wideLine, flinkJobProfile('wide')));
+  t.notOk(sinkOpenLineMatches(wideLine, flinkJobProfile('simple')), 'a wide job does not confirm the simple profile');
+  t.ok(sinkOpenLineMatches(simpleLine, flinkJobProfile('simple')));
+  t.notOk(sinkOpenLineMatches(simpleLine, flinkJobProfile('wide')));
+  t.notOk(sinkOpenLineMatches(wideLine.replace('rolling=DefaultRollingPolicy', 'rolling=OnCheckpointRollingPolicy'), flinkJobProfile('wide')), 'the wide profile with the wrong rolling policy does not confirm');
+  t.notOk(sinkOpenLineMatches(wideLine.replace('profile=wide', 'profile=widest'), flinkJobProfile('wide')), 'whole fields, not substrings');
+  const old = 'clink-qual flink sink open: family=flink_filesink_s3 output=s3://b/p/ fs=X writer=Y rolling=OnCheckpointRollingPolicy subtask=0/4 attempt=0 mutant=none';
+  t.notOk(sinkOpenLineMatches(old, flinkJobProfile('simple')), 'a job built before profiles (no profile= field) does not confirm');
+});
+
+t.test('the plug takes its profile from its options: provenance name, description, cadence, durable files', async (t) => {
+  const simple = flinkEngine();
+  t.equal(simple.jobProfile, 'simple', 'the default');
+  t.same(simple.jobProfiles, ['simple', 'wide']);
+  t.match(simple.commitCadence, 'OnCheckpointRollingPolicy');
+  t.match(simple.restoreRecommit, 'full failover');
+  t.equal(simple.durableFiles({ dataDir: '/d', name: 'coordinator' }, 'coordinator').length, 2, "the simple profile's checkpoint metadata and HA handles on the coordinator's disk");
+  const wide = flinkEngine({ profile: 'wide' });
+  t.equal(wide.jobProfile, 'wide');
+  t.match(wide.profile, 'RocksDB keyed state');
+  t.match(wide.commitCadence, 'DefaultRollingPolicy');
+  t.match(wide.commitCadence, 'spans checkpoints');
+  t.match(wide.restoreRecommit, 'region failover');
+  t.match(wide.restoreRecommit, 'restores every subtask');
+  t.same(wide.durableFiles({ dataDir: '/d', name: 'coordinator' }, 'coordinator'), [], 'checkpoints on S3: no file on a host disk that a restore reads');
+  t.throws(() => flinkEngine({ profile: 'narrow' }), /unknown job profile 'narrow' \(known: simple, wide\)/);
+  t.equal(loadEngine('flink', { profile: 'wide' }).jobProfile, 'wide', 'loadEngine passes the profile to the plug');
+  t.throws(() => loadEngine('clink', { profile: 'wide' }), /engine clink has no job profile 'wide' \(it deploys one job and has no profiles\)/);
 });
 
 t.test('without HA no ZooKeeper keys are written', async (t) => {
@@ -130,6 +224,8 @@ t.test('the runtime pom pins Flink and the Kafka connector', async (t) => {
   t.match(pom, /<artifactId>flink-runtime<\/artifactId><version>2\.2\.0<\/version>/);
   t.match(pom, /<artifactId>flink-connector-kafka<\/artifactId><version>5\.0\.0-2\.2<\/version>/);
   t.match(pom, /flink-rpc-akka-loader/);
+  t.match(pom, /<artifactId>flink-statebackend-rocksdb<\/artifactId><version>2\.2\.0<\/version>/, "the wide profile's RocksDB state backend, pinned with Flink");
+  t.match(flinkLibVersion(), /^2\.2\.0\+pom-[0-9a-f]{12}$/, "the lib component's version names the pom, so a lib cached from another pom is fetched again");
 });
 
 t.test('the agent sources: pom and src/main, not the tests', async (t) => {
@@ -145,6 +241,8 @@ t.test('the job sources hash covers the pom and the Java sources', async (t) => 
   const files = jobSources();
   t.ok(files.some((f) => f.endsWith('pom.xml')));
   t.ok(files.some((f) => f.endsWith('ExactlyOnceJob.java')));
+  t.notOk(files.some((f) => f.includes('/src/test/')), 'the MiniCluster test does not change the jar (nor is it built by rig install)');
+  t.ok(mavenSources('job', { withTests: true }).some((f) => f.endsWith('WideProfileTest.java')));
   t.match(jobSourceHash(), /^[0-9a-f]{64}$/);
   t.equal(jobSourceHash(), jobSourceHash(), 'stable');
 });
