@@ -511,13 +511,21 @@ function boundaries(x: Ctx): string[] {
     `- **Architecturally supported but not qualified:** the same guarantee against AWS S3 and managed S3-compatible services, whose answers to a repeated CompleteMultipartUpload and whose defects this run did not meet; ${p?.rig.kind === 'local' ? 'separate machines, with their own cores, disks and network; ' : ''}more than ${c ? plural(c.workload.partitions, 'partition') : 'the tested partitions'} or ${p ? plural(p.rig.hosts.filter((h) => h.roles.includes('worker')).length, 'worker') : 'the tested workers'}; runs longer than this one; other engines behind the same engine plug.`,
   );
   const unscheduled = FAULT_KINDS.filter((k) => !kinds.find((s) => s.kind === k && s.planned > 0));
-  const landed = (k: FaultKind) => outcomes.filter((o) => o.kind === k && o.planned !== undefined && o.landedAt !== undefined).length;
-  const shown = (u: (typeof QUAL03_UNKNOWN)[number]) => u.shownBy.filter((k) => landed(k) > 0);
+  const landedOf = (k: FaultKind) => outcomes.filter((o) => o.kind === k && o.planned !== undefined && o.landedAt !== undefined);
+  const landed = (k: FaultKind) => landedOf(k).length;
+  // A crash that found every durable file at its synced length lost no write: it showed a crash, not lost writes.
+  const cutNothing = landedOf('lost-unsynced-writes').filter((o) => {
+    const cuts = (o.landedEvidence as { cuts?: { bytesBefore: number; bytesAfter: number }[] } | undefined)?.cuts;
+    return Array.isArray(cuts) && cuts.every((c) => c.bytesAfter >= c.bytesBefore);
+  }).length;
+  const showing = (k: FaultKind) => (k === 'lost-unsynced-writes' ? landed(k) - cutNothing : landed(k));
+  const shown = (u: (typeof QUAL03_UNKNOWN)[number]) => u.shownBy.filter((k) => showing(k) > 0);
   const unknown = QUAL03_UNKNOWN.filter((u) => shown(u).length === 0).map((u) => u.words);
-  const notUnknown = QUAL03_UNKNOWN.filter((u) => shown(u).length > 0).map((u) => `${u.words} (${listWords(shown(u).map((k) => plural(landed(k), `${k} fault`)))} landed in this run)`);
+  const notUnknown = QUAL03_UNKNOWN.filter((u) => shown(u).length > 0).map((u) => `${u.words} (${listWords(shown(u).map((k) => `${plural(showing(k), `${k} fault`)}${k === 'lost-unsynced-writes' ? ' that cut unsynced bytes' : ''}`))} landed in this run)`);
   const lookalikes = [
     ...(landed('disk-full') ? ['a full disk, which this run scheduled, is not disk corruption'] : []),
     ...(landed('store-tamper') ? ["an object changed through the S3 API, as this run's store-tamper faults did, is not corruption of the store's own data"] : []),
+    ...(cutNothing ? [`${cutNothing === landed('lost-unsynced-writes') ? (cutNothing === 1 ? 'the' : `all ${cutNothing}`) : `${cutNothing} of the ${landed('lost-unsynced-writes')}`} lost-unsynced-writes fault${cutNothing === 1 && landed('lost-unsynced-writes') === 1 ? '' : 's'} that found every durable file at its last synced length (nothing written but not yet synced at the crash, so no write was lost: a crash, not lost writes)`] : []),
   ];
   out.push(
     `- **Unknown:** ${[

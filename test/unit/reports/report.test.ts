@@ -557,3 +557,27 @@ t.test('the job profile deployed: named in the Engine row and the claim boundari
   t.match(md, '- **The engine as deployed (job profile `wide`):** The job ("wide" profile) is keyed (a test profile). Another job shape, state backend or failover strategy (the plug\'s other job profiles included) is not covered by this run.');
 });
 
+
+t.test('a lost-unsynced-writes fault that cut no byte is a crash, not lost writes: it takes nothing out of Unknown', async (t) => {
+  const dir = copyRun(t, 'run-pass');
+  const plan = planOf('run-pass');
+  const at = plan[plan.length - 1]!.atS + 1;
+  plan.push({ id: 'f910', kind: 'lost-unsynced-writes', atS: at, target: 'coordinator' }, { id: 'f911', kind: 'lost-unsynced-writes', atS: at + 1, target: 'worker-1' });
+  writeFileSync(path.join(dir, 'plan.json'), JSON.stringify(plan, null, 2));
+  const last = jsonl<ChaosRecord>(path.join(dir, 'chaos.jsonl')).at(-1)!.t;
+  const cuts = (before: number, after: number) => ({ cuts: [{ file: '/d/checkpoints.log', what: 'the log', bytesBefore: before, bytesAfter: after, inFlight: false }] });
+  const write = (evidence: Record<string, Record<string, unknown>>) => {
+    const recs = Object.entries(evidence).flatMap(([id, ev]) =>
+      (['planned', 'landed', 'healed', 'recovered'] as const).map((phase) => ({ t: last, faultId: id, kind: 'lost-unsynced-writes', target: 'coordinator', phase, ...(phase === 'landed' ? { evidence: ev } : {}), ...(phase === 'recovered' ? { recoveryS: 3 } : {}) })),
+    );
+    writeFileSync(path.join(dir, 'chaos.jsonl'), readFileSync(path.join(fx('run-pass'), 'chaos.jsonl'), 'utf8') + recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  };
+  write({ f910: cuts(100, 100), f911: cuts(200, 200) });
+  const none = renderReport(dir);
+  t.match(none, 'that this run did not show (disk corruption', 'no byte lost: disk corruption stays Unknown');
+  t.match(none, 'Look-alikes that do not count: all 2 lost-unsynced-writes faults that found every durable file at its last synced length');
+  write({ f910: cuts(100, 100), f911: cuts(200, 150) });
+  const one = renderReport(dir);
+  t.match(one, 'No longer Unknown here: disk corruption (1 lost-unsynced-writes fault that cut unsynced bytes landed in this run)');
+  t.match(one, '1 of the 2 lost-unsynced-writes faults that found every durable file at its last synced length');
+});
