@@ -7,11 +7,10 @@
  * ~/.m2, outside the repo. Skipped, saying so, where `mvn` or `java` is missing. It takes
  * minutes (docs/mutants.md, "The agent's own test", has the figure).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
+import { copyMavenProject, has, runMaven } from '../../../helpers/maven.ts';
 import { repoRoot } from '../../../../lib/paths.ts';
 
 const AGENT = path.join(repoRoot, 'engine', 'flink', 'agent');
@@ -28,28 +27,11 @@ const EXPECTED_CASES = [
   'anUnknownMutantStopsTheJvmAtStart',
 ];
 
-function has(cmd: string): boolean {
-  return spawnSync(cmd, ['-version'], { stdio: 'ignore' }).status === 0;
-}
-
-function mvnVerify(cwd: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('mvn', ['-q', '-B', 'verify'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    p.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, output }));
-  });
-}
-
 t.test('FaultPointAgentIT passes in a MiniCluster, mutants included', { skip: !has('mvn') || !has('java') ? 'mvn or java is not installed' : false }, async (t) => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'clink-qual-flink-agent-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  cpSync(path.join(AGENT, 'pom.xml'), path.join(dir, 'pom.xml'));
-  cpSync(path.join(AGENT, 'src'), path.join(dir, 'src'), { recursive: true });
+  const { dir, remove } = copyMavenProject(AGENT, 'clink-qual-flink-agent-');
+  t.teardown(remove);
   const started = Date.now();
-  const r = await mvnVerify(dir);
+  const r = await runMaven(dir, 'verify');
   const seconds = Math.round((Date.now() - started) / 1000);
   t.comment(`mvn -q -B verify: ${seconds} s`);
   t.equal(r.code, 0, `mvn verify exits 0; output tail:\n${r.output.slice(-4000)}`);

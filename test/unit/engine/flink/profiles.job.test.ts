@@ -7,38 +7,20 @@
  * downloads are cached in ~/.m2, outside the repo. Skipped, saying so, where `mvn` or
  * `java` is missing. About 75 s on the shared 2-core machine (2026-12-05), the build included.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
+import { copyMavenProject, has, runMaven } from '../../../helpers/maven.ts';
 import { repoRoot } from '../../../../lib/paths.ts';
 
 const JOB = path.join(repoRoot, 'engine', 'flink', 'job');
 const REPORT = 'target/surefire-reports/TEST-qual.clink.flink.WideProfileTest.xml';
 
-function has(cmd: string): boolean {
-  return spawnSync(cmd, ['-version'], { stdio: 'ignore' }).status === 0;
-}
-
-function mvnTest(cwd: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('mvn', ['-q', '-B', 'test'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    p.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, output }));
-  });
-}
-
 t.test('WideProfileTest passes in a MiniCluster: RocksDB, unaligned checkpoints, DefaultRollingPolicy, a restore, exactly once', { skip: !has('mvn') || !has('java') ? 'mvn or java is not installed' : false }, async (t) => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'clink-qual-flink-job-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  cpSync(path.join(JOB, 'pom.xml'), path.join(dir, 'pom.xml'));
-  cpSync(path.join(JOB, 'src'), path.join(dir, 'src'), { recursive: true });
+  const { dir, remove } = copyMavenProject(JOB, 'clink-qual-flink-job-');
+  t.teardown(remove);
   const started = Date.now();
-  const r = await mvnTest(dir);
+  const r = await runMaven(dir, 'test');
   t.comment(`mvn -q -B test: ${Math.round((Date.now() - started) / 1000)} s`);
   t.equal(r.code, 0, `mvn test exits 0; output tail:\n${r.output.slice(-4000)}`);
   const reportFile = path.join(dir, REPORT);
