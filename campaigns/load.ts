@@ -328,6 +328,12 @@ function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file
     if (f.kind === 'process-pause' && f.durationS !== undefined && f.durationS < pauseMin) {
       add([...segs, 'durationS'], `a process-pause of ${f.durationS} s is too short to mean anything: at least ${pauseMin} s (the longer of the checkpoint interval, ${data.workload.checkpointIntervalS} s, so a barrier falls inside it, and ${MIN_PROCESS_PAUSE_S} s, the bundled engine's worker-loss timeout)`);
     }
+    // A protocol point that pauses its process holds it for durationS; one that kills takes none.
+    if (f.kind === 'protocol-point' && f.variant === 'pause' && f.durationS === undefined) add([...segs, 'variant'], 'a protocol point with variant pause holds its process stopped for durationS seconds: give durationS');
+    if (f.kind === 'protocol-point' && f.variant !== 'pause' && f.durationS !== undefined) add([...segs, 'durationS'], 'durationS is for a protocol point with variant pause (a point that kills its process holds nothing)');
+    if (f.kind === 'protocol-point' && f.variant === 'pause' && f.durationS !== undefined && f.durationS < pauseMin) {
+      add([...segs, 'durationS'], `a pause at a protocol point of ${f.durationS} s is too short to outlast the engine's loss detection: at least ${pauseMin} s`);
+    }
   };
   data.faults.forEach((f, i) => checkPause(f, ['faults', i]));
   (data.compositions ?? []).forEach((c, i) => {

@@ -6,7 +6,7 @@
 import { MANDATORY_FAULT_POINTS } from '../engine/engine.ts';
 import { LOCAL_HOSTS } from '../rig/hosts.ts';
 import type { StoreKind } from '../rig/types.ts';
-import type { BitrotVariant, CorruptionVariant, FaultKind, TamperVariant } from '../lib/evidence.ts';
+import type { FaultKind, FaultVariant } from '../lib/evidence.ts';
 
 /** The protocol points every qualification must cover: the engine plug contract's list. */
 export { MANDATORY_FAULT_POINTS };
@@ -33,7 +33,7 @@ export interface FaultParams {
   /** packet-loss: the share of packets dropped. */
   share?: number;
   /** store-tamper: what the foreign writer does. state-corruption: bitflip or torn. */
-  variant?: TamperVariant | CorruptionVariant | BitrotVariant;
+  variant?: FaultVariant;
   /** clock-step: the jump of the engine's wall clock, in seconds (negative: back). */
   offsetS?: number;
 }

@@ -9,9 +9,13 @@
  * armed instead of once it fired.
  */
 import { poll } from '../lib/retry.ts';
+import { PROTOCOL_POINT_VARIANTS } from '../lib/evidence.ts';
+import { undoPause } from '../rig/dead-man.ts';
+import { processState, resumePid } from '../rig/faults.ts';
 import { pidAlive, waitPidGone } from '../rig/process.ts';
 import type { FaultPointFiring } from '../engine/engine.ts';
-import { FaultNotLanded, type FaultContext, type FaultPackage } from './fault.ts';
+import { FaultNotLanded, type FaultContext, type FaultPackage, type LandedFault } from './fault.ts';
+
 
 /** How long an armed point may take to fire: a few checkpoint intervals. */
 export function fireDeadlineMs(checkpointIntervalMs: number): number {
@@ -35,8 +39,11 @@ export const protocolPoint: FaultPackage = {
     summary: 'arm a named point; the process kills itself there.',
     colour: '#ff7f0e',
     targets: { roles: ['worker'], what: 'workers (for sink.* points)', defaultRoles: [] },
-    fields: { required: [], optional: ['points', 'point'] },
-    evidence: "the engine's fired record (point, host, PID, checkpoint, epoch) and the process gone; the restarted PID at the heal",
+    fields: { required: [], optional: ['points', 'point', 'variant', 'durationS'] },
+    // kill (the default): the process SIGKILLs itself at the point. pause: it SIGSTOPs itself
+    // there and is held for durationS, then continued (SIGCONT): a zombie at an exact instant.
+    variants: PROTOCOL_POINT_VARIANTS,
+    evidence: "the engine's fired record (point, host, PID, checkpoint, epoch) and the process gone (kill) or stopped, state T (pause); the restarted PID at the heal, or for a pause the same PID continued",
   },
   async inject(fault, ctx, hooks) {
     const point = fault.point;
@@ -44,7 +51,7 @@ export const protocolPoint: FaultPackage = {
     if (!ctx.engine.faultPoints.includes(point)) throw new FaultNotLanded(`the engine has no fault point ${point}`);
     const firingKey = (f: FaultPointFiring) => `${f.host}/${f.pid}/${f.point}/${f.at}`;
     const before = new Set((await ctx.engine.firedFaultPoints()).map(firingKey));
-    await ctx.engine.armFaultPoint(point, { times: 1, ...(fault.target ? { host: fault.target } : {}) });
+    await ctx.engine.armFaultPoint(point, { times: 1, ...(fault.target ? { host: fault.target } : {}), ...(fault.variant === 'pause' ? { action: 'pause' as const } : {}) });
     ctx.log(`armed ${point}${fault.target ? ` on ${fault.target}` : ''}`);
     // A recovery-only point fires only when a later step causes a recovery: let it go now.
     if (ctx.engine.recoveryFaultPoints?.includes(point)) hooks?.ready();
@@ -57,6 +64,7 @@ export const protocolPoint: FaultPackage = {
       throw new FaultNotLanded(`${point} did not fire within ${pointDeadlineMs(point, ctx) / 1000} s`, { point });
     }
     const remote = ctx.remote(firing.host);
+    if (fault.variant === 'pause') return paused(point, firing, ctx);
     if (await pidAlive(remote, firing.pid)) await waitPidGone(remote, firing.pid);
     const { host, role } = firing;
     ctx.log(`${point} fired on ${host} (pid ${firing.pid}, checkpoint ${firing.checkpointId ?? '?'})`);
@@ -69,3 +77,34 @@ export const protocolPoint: FaultPackage = {
     };
   },
 };
+
+/**
+ * A point that stopped its process (variant pause): the process must be seen stopped
+ * (state T); it is held for durationS by the controller (a dead-man timer on its host
+ * continues it if the controller dies), then continued, and goes on from the point. If it
+ * did not survive its own wake-up, it is restarted so that the campaign goes on.
+ */
+async function paused(point: string, firing: FaultPointFiring, ctx: FaultContext): Promise<LandedFault> {
+  const { host, role, pid } = firing;
+  const remote = ctx.remote(host);
+  // The fired record is written just before the process stops itself: give the stop a moment.
+  const state = (await poll(async () => {
+    const s = await processState(remote, pid);
+    return s === 'T' || s === 'gone' ? s : undefined;
+  }, { deadlineMs: 10_000, intervalMs: 100 })) ?? (await processState(remote, pid));
+  if (state !== 'T') {
+    await resumePid(remote, pid).catch(() => undefined);
+    throw new FaultNotLanded(`${point} fired on ${host} (pid ${pid}) but the process is ${state === 'gone' ? 'gone' : `in state ${state}`}, not stopped (T)`, { point, host, pid, state });
+  }
+  ctx.log(`${point} fired on ${host}: pid ${pid} stopped itself there (checkpoint ${firing.checkpointId ?? '?'})`);
+  return {
+    evidence: { point, firedOn: host, role, pid, action: 'pause', stateAfter: 'T', at: firing.at, checkpointId: firing.checkpointId, epoch: firing.epoch },
+    deadMan: undoPause(host, pid),
+    async heal() {
+      const s = await resumePid(remote, pid);
+      if (s !== 'gone' && s !== 'T') return { host, role, pid, signal: 'SIGCONT', stateAfter: s, samePid: true };
+      const p = await ctx.engine.restart(host, role);
+      return { host, role, pid, signal: 'SIGCONT', exitedOnWake: true, restartedPid: p.pid };
+    },
+  };
+}

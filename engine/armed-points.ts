@@ -3,10 +3,18 @@
  * Flink agent's armed.json): a JSON object, fault point → times it is still to fire. The
  * engine's process reads it at each point; the plug replaces it whole (write, then rename),
  * so the process never reads a half-written file.
+ *
+ * A point armed to pause its process instead of killing it (FaultPointAction 'pause') is
+ * the key `pause@<point>`: the file stays a flat object of names to counts, which both
+ * readers (Clink's TypeScript, the agent's Java) already parse.
  */
 import path from 'node:path';
 import { shQuote } from '../rig/process.ts';
 import type { Remote } from '../rig/remote.ts';
+import { armedKey } from './armed-key.ts';
+import type { FaultPointAction } from './engine.ts';
+
+export { armedKey };
 
 /** The points armed in `file` now ({} when there is none, or it cannot be read). */
 export async function readArmed(r: Remote, file: string): Promise<Record<string, number>> {
@@ -26,10 +34,10 @@ export async function writeArmed(r: Remote, file: string, armed: Record<string, 
   await r.exec(`mv -f ${shQuote(tmp)} ${shQuote(file)}`);
 }
 
-/** Arms `point` for `times` firings, keeping the other points armed in `file`; returns the times set. */
-export async function armPoint(r: Remote, file: string, point: string, times = 1): Promise<number> {
+/** Arms `point` for `times` firings (killing, or pausing, its process), keeping the other points armed in `file`; returns the times set. */
+export async function armPoint(r: Remote, file: string, point: string, times = 1, action: FaultPointAction = 'kill'): Promise<number> {
   const armed = await readArmed(r, file);
-  armed[point] = times;
+  armed[armedKey(point, action)] = times;
   await writeArmed(r, file, armed);
   return times;
 }

@@ -9,7 +9,8 @@
  * event exactly as generated (oracle/generator.ts), which carries `p` (partition) and
  * `seq` (sequence within the partition).
  */
-import type { FaultKind, Provenance } from '../lib/evidence.ts';
+import type { FaultKind, Provenance, ZombieTrail } from '../lib/evidence.ts';
+import type { EngineLogFile, ZombieWindow } from './zombie-trail.ts';
 import type { Remote } from '../rig/remote.ts';
 import type { HostSpec, RigState, StoreCredentials } from '../rig/types.ts';
 
@@ -89,12 +90,21 @@ export interface FaultPointFiring {
   point: string;
   host: string;
   role: EngineRole;
-  /** ISO time the process recorded that the point fired (just before it killed itself). */
+  /** ISO time the process recorded that the point fired (just before it killed or stopped itself). */
   at: string;
   pid: number;
   checkpointId?: number;
   epoch?: number;
+  /** 'pause' when the process stopped itself there (SIGSTOP) instead of dying; absent for a kill. */
+  action?: FaultPointAction;
 }
+
+/**
+ * What a process does at an armed point: die there (SIGKILL, the default), or stop itself
+ * there (SIGSTOP) and go on from that instant when the harness resumes it (SIGCONT): a
+ * zombie held at an exact protocol instant while the job moves on without it.
+ */
+export type FaultPointAction = 'kill' | 'pause';
 
 export interface MutantInfo {
   name: string;
@@ -236,8 +246,12 @@ export interface Engine extends EngineStoreTamper, EngineDurableFiles {
    * measured against the periodic cadence. An engine without it is waited on as before.
    */
   triggerCheckpoint?(): Promise<void>;
-  /** Arms a named fault point: the next time (or `times` times) a process reaches it, it records the firing and SIGKILLs itself. */
-  armFaultPoint(point: string, opts?: { times?: number; host?: string }): Promise<void>;
+  /**
+   * Arms a named fault point: the next time (or `times` times) a process reaches it, it
+   * records the firing and SIGKILLs itself, or with `action: 'pause'` SIGSTOPs itself and
+   * goes on from there once resumed.
+   */
+  armFaultPoint(point: string, opts?: { times?: number; host?: string; action?: FaultPointAction }): Promise<void>;
   /** Disarms every armed point that has not fired. */
   disarmFaultPoints(): Promise<void>;
   firedFaultPoints(): Promise<FaultPointFiring[]>;
@@ -298,6 +312,12 @@ export interface Engine extends EngineStoreTamper, EngineDurableFiles {
   readonly jobProfile?: string;
   /** Copies the engine's logs and journals into destDir/<host>/...; returns the files written. */
   collectLogs(destDir: string): Promise<string[]>;
+  /**
+   * A zombie's trail from the collected logs (zombies.json): whether this engine declared
+   * the stopped process lost and carried on without it, what the process tried once
+   * resumed, and what fenced it. Pure. An engine without it leaves zombies unread.
+   */
+  zombieTrail?(w: ZombieWindow, logs: readonly EngineLogFile[]): ZombieTrail;
 }
 
 /** What the report says of the engine beyond its name: recorded in provenance.json at the run's start. */

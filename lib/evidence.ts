@@ -44,6 +44,11 @@ export type CorruptionVariant = (typeof CORRUPTION_VARIANTS)[number];
 /** Where a store-bitrot fault rots the store's data (chaos/store-bitrot.ts). */
 export const BITROT_VARIANTS = ['committed', 'staged', 'read'] as const;
 export type BitrotVariant = (typeof BITROT_VARIANTS)[number];
+/** protocol-point: the process kills itself at the point (the default), or stops itself there (a zombie held at that instant). */
+export const PROTOCOL_POINT_VARIANTS = ['kill', 'pause'] as const;
+export type ProtocolPointVariant = (typeof PROTOCOL_POINT_VARIANTS)[number];
+/** Any fault kind's variant. */
+export type FaultVariant = TamperVariant | CorruptionVariant | BitrotVariant | ProtocolPointVariant;
 
 export interface PlannedFault {
   id: string; // f001, f002...
@@ -58,7 +63,7 @@ export interface PlannedFault {
   point?: string;
   share?: number;
   /** store-tamper: what the foreign writer does (foreign-put, overwrite, delete). state-corruption: bitflip or torn. store-bitrot: committed, staged or read. */
-  variant?: TamperVariant | CorruptionVariant | BitrotVariant;
+  variant?: FaultVariant;
   /** clock-step: how far the engine's wall clock jumps, in seconds (negative: back). */
   offsetS?: number;
   /** Set when the fault belongs to a composition; all faults of one composition share it. */
@@ -87,6 +92,48 @@ export interface ChaosRecord {
   /** recovered: seconds from the fault's own heal to the next completed checkpoint; composition-recovered: from the composition's last heal. */
   recoveryS?: number;
   detail?: string;
+}
+
+/** One engine log line of a zombie's trail: when (the line's own stamp), on which host, the line (trimmed). */
+export interface TrailLine {
+  at: string;
+  host: string;
+  line: string;
+}
+
+/**
+ * A zombie's trail (zombies.json): an engine process held stopped (process-pause, or a
+ * protocol point with variant pause) while the job went on without it, then resumed. From
+ * the engine's collected logs, read by the engine's plug (Engine.zombieTrail): whether the
+ * engine declared it lost while it was stopped and carried on without it (with which
+ * epoch or attempt), what the resumed process tried (late sends, commits), and what stopped
+ * each attempt (the fence: an epoch, a fencing token, a cancelled task).
+ */
+export interface ZombieTrail {
+  faultId: string;
+  kind: FaultKind;
+  host: string;
+  pid: number;
+  /** The protocol point it stopped at (variant pause), if any. */
+  point?: string;
+  stoppedAt: string;
+  resumedAt: string;
+  /** The engine's line declaring the process lost while it was stopped; null if none did (the pause did not outlast its lease or heartbeat). */
+  declaredLost: TrailLine | null;
+  /** The engine's line carrying on without it (a new epoch deployed, the job restarted); null if none. */
+  replacedBy: TrailLine | null;
+  /** What the resumed process tried, from its own and the coordinator's lines after the resume. */
+  attempts: TrailLine[];
+  /** What stopped it: the lines that show the fence. */
+  fences: TrailLine[];
+  /** The fencing token before and after, as the engine names it (e.g. "epoch 23" → "epoch 25"), when the logs say. */
+  token: { before: string | null; after: string | null };
+  /**
+   * fenced: declared lost, replaced, and every attempt met a fence; no-attempt: declared lost
+   * but nothing it tried after the resume shows in the logs; not-lost: the engine never
+   * declared it lost; unfenced: an attempt with no fence after it.
+   */
+  outcome: 'fenced' | 'no-attempt' | 'not-lost' | 'unfenced';
 }
 
 export interface Sample {

@@ -13,7 +13,7 @@ import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { QualError } from './errors.ts';
-import type { ChaosRecord, GateResult, LedgerEntry, PhaseMark, PlannedFault, Provenance, Recount, Rehearsal, ResourceSample, Sample, Verdict } from './evidence.ts';
+import type { ChaosRecord, GateResult, ZombieTrail, LedgerEntry, PhaseMark, PlannedFault, Provenance, Recount, Rehearsal, ResourceSample, Sample, Verdict } from './evidence.ts';
 import { existsOrGz, parseJsonl, readTextOrGz } from './jsonl.ts';
 import { evidenceShapeProblem } from './evidence-shape.ts';
 import { MAX_RUN_JSON_BYTES, readBoundedText, readRegularText } from './read-bounded.ts';
@@ -55,6 +55,11 @@ export const EVIDENCE = {
     format: 'jsonl',
     describe: "resource samples: RSS and CPU of every rig process and the controller, store and broker disk, the oracle's lag, each sample's duration",
   },
+  zombies: {
+    file: 'zombies.json',
+    format: 'json',
+    describe: 'each zombie (a process held stopped, then resumed): the engine declaring it lost, what it tried once resumed, and what fenced it, from the engine logs',
+  },
   preflight: { file: 'preflight.json', format: 'json', describe: '' },
   replay: { file: 'replay.json', format: 'json', describe: '' },
   findings: { file: 'findings.jsonl', format: 'jsonl', describe: '' },
@@ -84,6 +89,7 @@ export interface EvidenceValues {
   phases: PhaseMark;
   rehearsal: Rehearsal;
   resources: ResourceSample;
+  zombies: ZombieTrail[];
   preflight: unknown;
   replay: unknown;
   findings: Record<string, unknown>;

@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { EVIDENCE, EVIDENCE_DESCRIPTIONS, REQUIRED_EVIDENCE, RunStore, type EvidenceValues, type JsonKey, type JsonlKey } from '../lib/run-store.ts';
-import { normalizeVerdictName, RUN_PHASES, type ChaosRecord, type GateResult, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type Rehearsal, type ResourceSample, type RunPhase, type Sample, type Verdict } from '../lib/evidence.ts';
+import { normalizeVerdictName, RUN_PHASES, type ChaosRecord, type GateResult, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type Rehearsal, type ResourceSample, type RunPhase, type Sample, type Verdict, type ZombieTrail } from '../lib/evidence.ts';
 
 export interface CheckpointSeen {
   id: number;
@@ -85,6 +85,8 @@ export interface RunEvidence {
   /** pending-uploads.json (optional: an aborted run may have none); `method` says how an engine without a journal of started uploads counted them. */
   /** `errors`: keys whose listing failed (the count is a lower bound); `error`: the count failed (no count). */
   pendingUploads?: { pending: number; started?: number; method?: string; errors?: number; error?: string };
+  /** zombies.json (optional: only a run that held a process stopped and resumed it writes one). */
+  zombies?: ZombieTrail[];
   /** Evidence files that are not there. */
   missing: string[];
   /** Files or lines that could not be read, with why. */
@@ -151,6 +153,7 @@ export function readRunEvidence(runDir: string): RunEvidence {
   ev.plan = readJson(store, 'plan', ev);
   ev.gate = readJson(store, 'gate', ev);
   ev.pendingUploads = optional('pendingUploads');
+  ev.zombies = optional('zombies');
   ev.chaos = readJsonl(store, 'chaos', ev);
   ev.samples = readJsonl(store, 'samples', ev);
   ev.ledger = readJsonl(store, 'ledger', ev);

@@ -9,6 +9,7 @@
  * but the evidence (no clock, no absolute path), so a stored run re-reported later gives
  * the same bytes.
  */
+import { zombiesSection } from './zombies.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COUNTER_NAMES, type CounterName, type FailureClass, type FaultKind } from '../lib/evidence.ts';
@@ -373,6 +374,7 @@ function survived(x: Ctx): string[] {
     }
   }
   out.push(...tamperSection(x));
+  out.push(...zombiesSection(x.ev.zombies));
   return out;
 }
 

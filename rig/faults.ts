@@ -50,9 +50,18 @@ export async function tcpConnectFrom(remote: Remote, address: string, port: numb
   return r.stdout.trim() === 'open';
 }
 
-async function procState(remote: Remote, pid: number): Promise<string> {
+/** A process's state letter from /proc/<pid>/stat ('T' = stopped, 'S' sleeping, …), or 'gone'. */
+export async function processState(remote: Remote, pid: number): Promise<string> {
   const r = await remote.exec(`sed 's/.*) //' /proc/${pid}/stat 2>/dev/null | cut -d' ' -f1`, { check: false });
   return r.stdout.trim() || 'gone';
+}
+const procState = processState;
+
+/** SIGCONT to one process by PID (a process that stopped itself, not a service the rig paused); its state after. */
+export async function resumePid(remote: Remote, pid: number): Promise<string> {
+  if (!Number.isInteger(pid) || pid <= 1) throw new QualError('BAD_ARGUMENTS', `bad pid ${pid}`);
+  await remote.exec(`kill -CONT ${pid} 2>/dev/null`, { check: false });
+  return processState(remote, pid);
 }
 
 // ---- processes -------------------------------------------------------------------------

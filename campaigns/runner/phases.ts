@@ -34,6 +34,7 @@
  * a soak fault's would be; the report leaves it out of its kind's recovery median and max
  * (reports/faults.ts summaryByKind) and says so.
  */
+import { zombieTrails } from './zombies.ts';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -252,6 +253,15 @@ export const wrapUp: Phase = async (ctx) => {
     log(`could not collect engine logs: ${(err as Error).message}`);
   }
   await collectRigLogs(rig, remote, store).catch((err) => log(`could not collect rig logs: ${(err as Error).message}`));
+  try {
+    const trails = zombieTrails(store.lines('chaos').values, store.path('logs'), engine.zombieTrail?.bind(engine));
+    if (trails.length) {
+      store.write('zombies', trails);
+      log(`zombies: ${trails.map((z) => `${z.faultId} ${z.host} ${z.outcome}`).join(', ')}`);
+    }
+  } catch (err) {
+    log(`could not read the zombies' trails: ${(err as Error).message}`);
+  }
   try {
     if (engine.startedUploads) {
       const started = await engine.startedUploads();

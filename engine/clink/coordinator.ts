@@ -27,7 +27,7 @@ import { monotonicMs } from './mono.ts';
 import { CheckpointCadence } from './cadence.ts';
 import { barrierDue, checkpointRequestPath, takeCheckpointRequest } from './checkpoint-request.ts';
 import { FaultPoints } from './fault-points.ts';
-import { readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
+import { describeMessage, readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
 import { seamsFor, type ProtocolSeams } from './mutants/index.ts';
 import { PendingCheckpoint, assignSubtasks, recoverState, supersedes, tasksFromCheckpoint, type LogRecord, type RecoveredState } from './assign.ts';
 
@@ -199,6 +199,13 @@ export class Coordinator {
         }
         return;
       case 'snapshot': {
+        // A snapshot of another epoch is a zombie's (a worker that was lost and came back, or
+        // a task cancelled since): its staged uploads never enter a checkpoint. Said in the log
+        // (zombies.json reads it), the epoch being the fence.
+        if (msg.epoch !== this.#epoch) {
+          this.#out(`clink coordinator: ignored a ${describeMessage(msg)} from worker ${w.id}: the current epoch is ${this.#epoch}`);
+          return;
+        }
         const p = this.#pending;
         if (!p || !p.add(msg)) return;
         if (p.complete) this.#enqueue(`complete checkpoint ${p.id}`, () => this.#completeCheckpoint(p));

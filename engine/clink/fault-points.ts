@@ -6,10 +6,16 @@
  * a durable fired record to fired.jsonl (fsync), and SIGKILLs itself, so the kill lands at
  * that exact protocol instant. Checking is cheap: the file is re-read only when its mtime
  * or size changes.
+ *
+ * A point armed as `pause@<point>` (engine/armed-points.ts) stops the process there instead
+ * (SIGSTOP to itself, recorded first with action 'pause'); when the harness resumes it
+ * (SIGCONT), it logs how long it was stopped and goes on from that instant: the zombie that
+ * wakes up mid-protocol believing nothing happened.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { MANDATORY_FAULT_POINTS as MANDATORY } from '../engine.ts';
+import { armedKey } from '../armed-key.ts';
 import { appendLineDurable, writeFileAtomic } from './durable-log.ts';
 
 export const SINK_FAULT_POINTS = [
@@ -39,6 +45,8 @@ export interface FiredRecord {
   pid: number;
   checkpointId?: number;
   epoch?: number;
+  /** 'pause' when the process stopped itself instead of dying. */
+  action?: 'pause';
 }
 
 export class FaultPoints {
@@ -50,6 +58,10 @@ export class FaultPoints {
   #armed: Record<string, number> = {};
   /** Replaced in tests; in production it SIGKILLs this process. */
   kill: () => void = () => process.kill(process.pid, 'SIGKILL');
+  /** Replaced in tests; in production it SIGSTOPs this process (returning once it is continued). */
+  stop: () => void = () => process.kill(process.pid, 'SIGSTOP');
+  /** Where a paused point says it was resumed (the process's log). */
+  log: (line: string) => void = (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 
   constructor(clinkDir: string, host: string, role: 'worker' | 'coordinator') {
     this.armedFile = path.join(faultsDir(clinkDir), 'armed.json');
@@ -79,29 +91,41 @@ export class FaultPoints {
     return this.#armed;
   }
 
-  /** True when the point is armed with a positive count. */
+  /** True when the point is armed with a positive count (to kill or to pause). */
   isArmed(point: string): boolean {
-    return (this.#load()[point] ?? 0) > 0;
+    const armed = this.#load();
+    return (armed[point] ?? 0) > 0 || (armed[armedKey(point, 'pause')] ?? 0) > 0;
   }
 
   /**
-   * Reaches a point. If armed: record, then kill (the returned promise never settles).
-   * Returns true when it fired (only observable when `kill` is replaced, in tests).
+   * Reaches a point. Armed to kill: record, then kill (the returned promise never settles);
+   * returns true when it fired (only observable when `kill` is replaced, in tests). Armed to
+   * pause: record, stop this process, and once continued log how long it was stopped and
+   * return false: the caller goes on from the point.
    */
   reach(point: string, info: { checkpointId?: number; epoch?: number } = {}): boolean {
     const armed = this.#load();
-    const n = armed[point] ?? 0;
-    if (n <= 0) return false;
-    const next = { ...armed, [point]: n - 1 };
-    if (next[point]! <= 0) delete next[point];
+    const key = (armed[point] ?? 0) > 0 ? point : (armed[armedKey(point, 'pause')] ?? 0) > 0 ? armedKey(point, 'pause') : null;
+    if (key === null) return false;
+    const pause = key !== point;
+    const next = { ...armed, [key]: armed[key]! - 1 };
+    if (next[key]! <= 0) delete next[key];
     writeFileAtomic(this.armedFile, JSON.stringify(next));
-    const rec: FiredRecord = { point, host: this.host, role: this.role, at: new Date().toISOString(), pid: process.pid, ...info };
+    const rec: FiredRecord = { point, host: this.host, role: this.role, at: new Date().toISOString(), pid: process.pid, ...info, ...(pause ? { action: 'pause' as const } : {}) };
     appendLineDurable(this.firedFile, JSON.stringify(rec));
-    this.kill();
-    return true;
+    if (!pause) {
+      this.kill();
+      return true;
+    }
+    const place = `${info.epoch !== undefined ? `epoch ${info.epoch}` : ''}${info.checkpointId !== undefined ? `${info.epoch !== undefined ? ', ' : ''}checkpoint ${info.checkpointId}` : ''}`;
+    this.log(`clink fault point ${point}: pid ${process.pid} stopping itself (SIGSTOP)${place ? ` at ${place}` : ''}`);
+    const stoppedAt = Date.now();
+    this.stop();
+    this.log(`clink fault point ${point}: pid ${process.pid} resumed after ${Date.now() - stoppedAt} ms stopped${place ? ` at ${place}` : ''}; going on from the point`);
+    return false;
   }
 
-  /** The SinkContext.faultPoint shape: never settles when it fires. */
+  /** The SinkContext.faultPoint shape: never settles when it fires a kill; goes on after a pause. */
   async reachAsync(point: string, info?: { checkpointId?: number; epoch?: number }): Promise<void> {
     if (this.reach(point, info)) await new Promise<never>(() => undefined);
   }

@@ -11,8 +11,11 @@
  *   trigger-checkpoint  (coordinator) a checkpoint asked for now, until the coordinator takes it
  * and the services' stdout in <dataDir>/services/clink-<role>/out.log.
  */
+import type { ZombieTrail } from '../../lib/evidence.ts';
+import type { EngineLogFile, ZombieWindow } from '../zombie-trail.ts';
+import { clinkZombieTrail } from './zombie.ts';
 import path from 'node:path';
-import type { Engine, EngineContext, EngineDurableFile, EngineHealth, EngineJobSpec, EngineProcess, EngineRole, FaultPointFiring } from '../engine.ts';
+import type { Engine, EngineContext, EngineDurableFile, EngineHealth, EngineJobSpec, EngineProcess, EngineRole, FaultPointAction, FaultPointFiring } from '../engine.ts';
 import type { Remote } from '../../rig/remote.ts';
 import type { HostSpec } from '../../rig/types.ts';
 import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
@@ -245,7 +248,7 @@ class ClinkEngine extends EngineHosts implements Engine {
     return (s?.workers ?? []).filter((w) => w.subtasks.length > 0).sort((a, b) => b.subtasks.length - a.subtasks.length).map((w) => w.id);
   }
 
-  async armFaultPoint(point: string, opts: { times?: number; host?: string } = {}): Promise<void> {
+  async armFaultPoint(point: string, opts: { times?: number; host?: string; action?: FaultPointAction } = {}): Promise<void> {
     if (!FAULT_POINTS.includes(point)) throw new QualError('BAD_ARGUMENTS', `clink: unknown fault point '${point}' (known: ${FAULT_POINTS.join(', ')})`);
     const isCoordinator = (COORDINATOR_FAULT_POINTS as readonly string[]).includes(point);
     let hostName = opts.host;
@@ -261,8 +264,8 @@ class ClinkEngine extends EngineHosts implements Engine {
     const host = this.ctx.rig.hosts.find((h) => h.name === hostName)!;
     const r = this.remote(host);
     const file = `${clinkDir(host)}/faults/armed.json`;
-    const times = await armPoint(r, file, point, opts.times ?? 1);
-    this.log(`clink: armed ${point} x${times} on ${hostName}`);
+    const times = await armPoint(r, file, point, opts.times ?? 1, opts.action);
+    this.log(`clink: armed ${point} x${times}${opts.action === 'pause' ? ' (pause)' : ''} on ${hostName}`);
   }
 
   async disarmFaultPoints(): Promise<void> {
@@ -308,6 +311,10 @@ class ClinkEngine extends EngineHosts implements Engine {
       }
     }
     return out;
+  }
+
+  zombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]): ZombieTrail {
+    return clinkZombieTrail(w, logs);
   }
 
   async collectLogs(destDir: string): Promise<string[]> {

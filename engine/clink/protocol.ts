@@ -65,6 +65,20 @@ export function readLines(socket: Socket, onMessage: (msg: unknown) => void, onB
   });
 }
 
+/** A worker message in a log line's words: its type, epoch, checkpoint, subtask and uploads (never its offsets' detail). */
+export function describeMessage(msg: WorkerMessage): string {
+  switch (msg.type) {
+    case 'snapshot':
+      return `snapshot of checkpoint ${msg.checkpointId} (epoch ${msg.epoch}, subtask ${msg.subtask}, ${msg.handles.length} staged upload${msg.handles.length === 1 ? '' : 's'}${msg.handles[0] ? `, first ${msg.handles[0].key}` : ''})`;
+    case 'error':
+      return `error (epoch ${msg.epoch}${msg.subtask !== undefined ? `, subtask ${msg.subtask}` : ''}): ${msg.message}`;
+    case 'ready':
+      return `ready (epoch ${msg.epoch}, subtask ${msg.subtask})`;
+    default:
+      return `${msg.type} (epoch ${msg.epoch})`;
+  }
+}
+
 export function send(socket: Socket | null | undefined, msg: WorkerMessage | CoordinatorMessage): boolean {
   if (!socket || socket.destroyed || !socket.writable) return false;
   socket.write(`${JSON.stringify(msg)}\n`);

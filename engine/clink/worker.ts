@@ -21,7 +21,7 @@ import path from 'node:path';
 import type { ClinkConfig } from './config.ts';
 import { FaultPoints } from './fault-points.ts';
 import { monotonicMs } from './mono.ts';
-import { readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
+import { describeMessage, readLines, send, type CoordinatorMessage, type WorkerMessage } from './protocol.ts';
 import type { SinkContext, SinkFactory } from './sink/sink-api.ts';
 import { Subtask } from './subtask.ts';
 import { seamsFor, type ProtocolSeams, type WorkerSeamContext } from './mutants/index.ts';
@@ -82,7 +82,11 @@ export class Worker {
   }
 
   #send(msg: WorkerMessage): void {
-    send(this.#socket, msg);
+    // A snapshot or an error that cannot go out is said in the log: a zombie's late attempt
+    // (resumed after the coordinator dropped its connection) is evidence (zombies.json).
+    if (!send(this.#socket, msg) && (msg.type === 'snapshot' || msg.type === 'error')) {
+      this.#log(`clink worker ${this.id}: not sent, no connection to the coordinator: ${describeMessage(msg)}`);
+    }
   }
 
   #connect(): void {
@@ -171,7 +175,8 @@ export class Worker {
         const old = [...this.#tasks.values()];
         this.#tasks.clear();
         for (const t of old) void t.cancel();
-        this.#log(`clink worker ${this.id}: epoch ${msg.epoch}: deploy subtasks [${msg.tasks.map((t) => t.subtask).join(',')}] (cancelled ${old.length})`);
+        const oldEpochs = [...new Set(old.map((t) => t.epoch))].sort((a, b) => a - b);
+        this.#log(`clink worker ${this.id}: epoch ${msg.epoch}: deploy subtasks [${msg.tasks.map((t) => t.subtask).join(',')}] (cancelled ${old.length}${oldEpochs.length ? ` of epoch ${oldEpochs.join(', ')}` : ''})`);
         for (const spec of msg.tasks) {
           const t = new Subtask({
             epoch: msg.epoch,
@@ -183,6 +188,7 @@ export class Worker {
             checkpointIntervalMs: this.cfg.checkpointIntervalMs,
             send: (m) => {
               if (!t.cancelled && this.#tasks.get(spec.subtask) === t) this.#send(m);
+              else if (m.type === 'snapshot') this.#log(`clink worker ${this.id}: dropped, its subtask was cancelled (the worker is at epoch ${this.#epoch}): ${describeMessage(m)}`);
             },
             log: this.#log,
           });

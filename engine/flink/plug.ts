@@ -32,10 +32,13 @@
  * numRestarts. A checkpoint asked for now (Engine.triggerCheckpoint) is Flink's own REST
  * trigger, POST /jobs/<id>/checkpoints.
  */
+import type { ZombieTrail } from '../../lib/evidence.ts';
+import type { EngineLogFile, ZombieWindow } from '../zombie-trail.ts';
+import { flinkZombieTrail } from './zombie.ts';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ListMultipartUploadsCommand, S3Client, type ListMultipartUploadsCommandOutput } from '@aws-sdk/client-s3';
-import { MANDATORY_FAULT_POINTS, type Engine, type EngineContext, type EngineDurableFile, type EngineHealth, type EngineJobSpec, type EngineProcess, type EngineRole, type FaultPointFiring, type MutantInfo } from '../engine.ts';
+import { MANDATORY_FAULT_POINTS, type Engine, type EngineContext, type EngineDurableFile, type EngineHealth, type EngineJobSpec, type EngineProcess, type EngineRole, type FaultPointAction, type FaultPointFiring, type MutantInfo } from '../engine.ts';
 import type { Remote } from '../../rig/remote.ts';
 import type { HostSpec, StoreCredentials } from '../../rig/types.ts';
 import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
@@ -459,7 +462,7 @@ class FlinkEngine extends EngineHosts implements Engine {
     return [...counts.entries()].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([h]) => h);
   }
 
-  async armFaultPoint(point: string, opts: { times?: number; host?: string } = {}): Promise<void> {
+  async armFaultPoint(point: string, opts: { times?: number; host?: string; action?: FaultPointAction } = {}): Promise<void> {
     if (!FLINK_FAULT_POINTS.includes(point)) throw new QualError('BAD_ARGUMENTS', `flink: unknown fault point '${point}' (known: ${FLINK_FAULT_POINTS.join(', ')})`);
     const isCoordinator = FLINK_COORDINATOR_FAULT_POINTS.includes(point);
     let hostName = opts.host;
@@ -469,8 +472,8 @@ class FlinkEngine extends EngineHosts implements Engine {
     const host = this.ctx.rig.hosts.find((h) => h.name === hostName)!;
     const r = this.remote(host);
     const file = `${flinkFaultsDir(host)}/armed.json`;
-    const times = await armPoint(r, file, point, opts.times ?? 1);
-    this.log(`flink: armed ${point} x${times} on ${hostName}`);
+    const times = await armPoint(r, file, point, opts.times ?? 1, opts.action);
+    this.log(`flink: armed ${point} x${times}${opts.action === 'pause' ? ' (pause)' : ''} on ${hostName}`);
   }
 
   async disarmFaultPoints(): Promise<void> {
@@ -523,6 +526,10 @@ class FlinkEngine extends EngineHosts implements Engine {
       s3.destroy();
     }
     return { pending: keys.length, method: 'ListMultipartUploads on the bucket (empty prefix, MinIO in-memory cache), keys under the run prefix', keys };
+  }
+
+  zombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]): ZombieTrail {
+    return flinkZombieTrail(w, logs);
   }
 
   async collectLogs(destDir: string): Promise<string[]> {

@@ -115,6 +115,13 @@ t.test('durations and checkpoint intervals below their physical minimums are ref
     campaignText({ workload: 'workload: { rate: 300, partitions: 4, keys: 50000, checkpointIntervalS: 10, soakS: 300 }', faults: 'faults:\n  - { kind: process-pause, durationS: 8 }' }),
   );
   refused(t, ['campaign', 'plan', pauseCkpt], /faults\[0\]\.durationS: a process-pause of 8 s is too short to mean anything: at least 10 s/);
+  // A protocol point that pauses its process holds it for durationS, which must outlast the loss detection; a killing one holds nothing.
+  const pointNoHold = file(campaignText({ faults: 'faults:\n  - { kind: protocol-point, points: [sink.after-prepare], variant: pause }' }));
+  refused(t, ['campaign', 'plan', pointNoHold], /c\d+\.yaml:8: faults\[0\]\.variant: a protocol point with variant pause holds its process stopped for durationS seconds: give durationS/);
+  const pointShort = file(campaignText({ faults: 'faults:\n  - { kind: protocol-point, points: [sink.after-prepare], variant: pause, durationS: 3 }' }));
+  refused(t, ['campaign', 'plan', pointShort], /faults\[0\]\.durationS: a pause at a protocol point of 3 s is too short to outlast the engine's loss detection: at least 6 s/);
+  const killHeld = file(campaignText({ faults: 'faults:\n  - { kind: protocol-point, points: [sink.after-prepare], durationS: 10 }' }));
+  refused(t, ['campaign', 'plan', killHeld], /faults\[0\]\.durationS: durationS is for a protocol point with variant pause/);
 });
 
 t.test("engine.name is looked up as the engine's own name: __proto__, toString, constructor are unknown engines (254, at the field)", async (t) => {

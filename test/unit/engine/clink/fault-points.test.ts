@@ -40,3 +40,43 @@ t.test('re-arming is seen even within the same second (mtime+size+inode cache ke
   (await import('node:fs')).renameSync(tmp, fp.armedFile);
   t.ok(fp.isArmed('coordinator.before-complete-record'));
 });
+
+t.test('a point armed to pause stops the process there, records action pause, and goes on once continued', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'clink-fp-'));
+  const fp = new FaultPoints(dir, 'worker-1', 'worker');
+  let kills = 0;
+  let stops = 0;
+  const logged: string[] = [];
+  fp.kill = () => void kills++;
+  fp.stop = () => void stops++;
+  fp.log = (l) => void logged.push(l);
+  mkdirSync(path.join(dir, 'faults'), { recursive: true });
+  writeFileSync(fp.armedFile, JSON.stringify({ 'pause@sink.after-prepare': 1 }));
+  t.ok(fp.isArmed('sink.after-prepare'), 'a pause arms the point');
+  t.notOk(fp.reach('sink.after-prepare', { checkpointId: 12, epoch: 4 }), 'a pause returns: the caller goes on from the point');
+  t.equal(stops, 1, 'stopped itself once');
+  t.equal(kills, 0, 'never killed');
+  t.same(JSON.parse(readFileSync(fp.armedFile, 'utf8')), {}, 'the pause count is used up');
+  const fired = JSON.parse(readFileSync(fp.firedFile, 'utf8').trim());
+  t.match(fired, { point: 'sink.after-prepare', host: 'worker-1', pid: process.pid, checkpointId: 12, epoch: 4, action: 'pause' });
+  t.match(logged[0], /sink\.after-prepare: pid \d+ stopping itself \(SIGSTOP\) at epoch 4, checkpoint 12/);
+  t.match(logged[1], /sink\.after-prepare: pid \d+ resumed after \d+ ms stopped at epoch 4, checkpoint 12; going on from the point/);
+  t.notOk(fp.reach('sink.after-prepare'), 'used up: nothing happens');
+  t.equal(stops, 1);
+});
+
+t.test('a kill armed beside a pause of the same point fires first', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'clink-fp-'));
+  const fp = new FaultPoints(dir, 'worker-1', 'worker');
+  let kills = 0;
+  let stops = 0;
+  fp.kill = () => void kills++;
+  fp.stop = () => void stops++;
+  fp.log = () => undefined;
+  mkdirSync(path.join(dir, 'faults'), { recursive: true });
+  writeFileSync(fp.armedFile, JSON.stringify({ 'sink.before-commit': 1, 'pause@sink.before-commit': 1 }));
+  t.ok(fp.reach('sink.before-commit'));
+  t.equal(kills, 1);
+  t.notOk(fp.reach('sink.before-commit'));
+  t.equal(stops, 1);
+});

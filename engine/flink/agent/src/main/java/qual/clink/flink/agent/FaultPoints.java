@@ -28,6 +28,9 @@ import java.util.regex.Pattern;
 public final class FaultPoints {
   /** The evidence line's prefix, which the plug and the tests look for. */
   public static final String FIRED_LINE = "clink-qual fault point fired:";
+  /** The armed file's key prefix of a point armed to stop its JVM instead of halting it (engine/armed-key.ts). */
+  static final String PAUSE_PREFIX = "pause@";
+
   /** The exit status of a JVM halted at a point (what a SIGKILL leaves: 128 + 9). */
   public static final int HALT_STATUS = 137;
 
@@ -81,11 +84,13 @@ public final class FaultPoints {
 
   private synchronized void reachHere(String point, long checkpointId) throws IOException {
     Map<String, Integer> a = load();
-    int n = a.getOrDefault(point, 0);
-    if (n <= 0) return;
+    String key = a.getOrDefault(point, 0) > 0 ? point : a.getOrDefault(PAUSE_PREFIX + point, 0) > 0 ? PAUSE_PREFIX + point : null;
+    if (key == null) return;
+    boolean pause = !key.equals(point);
+    int n = a.get(key);
     Map<String, Integer> next = new LinkedHashMap<>(a);
-    if (n - 1 > 0) next.put(point, n - 1);
-    else next.remove(point);
+    if (n - 1 > 0) next.put(key, n - 1);
+    else next.remove(key);
     writeAtomic(armedFile, toJson(next));
     long pid = ProcessHandle.current().pid();
     String at = Instant.now().toString();
@@ -96,12 +101,37 @@ public final class FaultPoints {
         .append(",\"at\":").append(quote(at))
         .append(",\"pid\":").append(pid);
     if (checkpointId >= 0) rec.append(",\"checkpointId\":").append(checkpointId);
+    if (pause) rec.append(",\"action\":\"pause\"");
     rec.append("}\n");
     appendDurable(firedFile, rec.toString());
     System.err.println(FIRED_LINE + " point=" + point + " host=" + host + " role=" + role + " pid=" + pid
-        + (checkpointId >= 0 ? " checkpoint=" + checkpointId : "") + " thread=" + Thread.currentThread().getName() + " at=" + at);
+        + (checkpointId >= 0 ? " checkpoint=" + checkpointId : "") + " thread=" + Thread.currentThread().getName() + " at=" + at
+        + (pause ? " action=pause" : ""));
     System.err.flush();
-    Runtime.getRuntime().halt(HALT_STATUS);
+    if (!pause) Runtime.getRuntime().halt(HALT_STATUS);
+    stopSelf(point, pid, checkpointId);
+  }
+
+  /**
+   * Stops this JVM (SIGSTOP, sent by kill(1): Java has no call for it) and returns once the
+   * harness continues it, saying how long it was stopped: every thread stops, as in a frozen
+   * VM, and this one goes on from the point, holding the monitor of this class meanwhile
+   * (another thread that reaches a point waits, as it would behind a stalled one).
+   */
+  private static void stopSelf(String point, long pid, long checkpointId) throws IOException {
+    long t0 = System.nanoTime();
+    Process kill = new ProcessBuilder("kill", "-STOP", Long.toString(pid)).redirectErrorStream(true).start();
+    try {
+      kill.waitFor();
+      // The stop lands as the signal is delivered; never go on before it did.
+      while (System.nanoTime() - t0 < 2_000_000_000L) Thread.sleep(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    long stoppedMs = (System.nanoTime() - t0) / 1_000_000L;
+    System.err.println("clink-qual fault point " + point + ": pid " + pid + " resumed after " + stoppedMs + " ms stopped"
+        + (checkpointId >= 0 ? " at checkpoint " + checkpointId : "") + "; going on from the point (thread " + Thread.currentThread().getName() + ")");
+    System.err.flush();
   }
 
   private Map<String, Integer> load() throws IOException {

@@ -1,0 +1,68 @@
+/**
+ * Clink's reading of a zombie's trail (Engine.zombieTrail) from its collected logs
+ * (logs/<host>/out.log). Clink's fences, in the order a zombie worker meets them:
+ *  - its lease: a worker that hears nothing from the coordinator for fencingTimeoutMs stops
+ *    its tasks ("fencing (stopping N tasks of epoch E)"); a stopped process cannot, so on
+ *    waking it may still hold tasks of an old epoch;
+ *  - the connection: the coordinator drops a lost worker's connection ("worker W lost"), so
+ *    what the woken process sends on it goes nowhere ("not sent, no connection");
+ *  - the epoch: every redeploy raises it; the worker cancels its older tasks ("cancelled N of
+ *    epoch E"), a cancelled task's snapshot is dropped ("dropped, its subtask was
+ *    cancelled"), the coordinator ignores a snapshot of another epoch ("ignored a snapshot …
+ *    the current epoch is E2"), and a worker ignores a completion of another epoch.
+ * The lines are the engine's own (engine/clink/worker.ts, coordinator.ts, fault-points.ts).
+ */
+import type { TrailLine, ZombieTrail } from '../../lib/evidence.ts';
+import { AFTER_RESUME_MS, linesBetween, outcomeOf, type EngineLogFile, type ZombieWindow } from '../zombie-trail.ts';
+
+/** The coordinator's host name on Clink's rig (the lines that say a worker was lost live there). */
+const COORDINATOR = 'coordinator';
+
+/** What a resumed process tried: a point resumed, a message it could not send or that was dropped, a snapshot the coordinator ignored. */
+const ATTEMPT = /resumed after \d+ ms stopped|not sent, no connection|dropped, its subtask was cancelled|ignored a snapshot/;
+/** What stopped it: its lease, a dropped connection, a cancellation of an older epoch, a message of another epoch ignored. */
+const FENCE = /fencing \(stopping|cancelled [1-9]\d* of epoch|dropped, its subtask was cancelled|ignoring complete\(|ignored a snapshot .* the current epoch is|not sent, no connection/;
+
+/** The epoch a worker's line names last before `beforeMs` ("epoch N: deploy"), the zombie's own epoch. */
+function lastEpoch(logs: readonly EngineLogFile[], host: string, beforeMs: number): number | null {
+  const lines = linesBetween(logs, host, 0, beforeMs, { match: /: epoch \d+: deploy subtasks/ });
+  const m = lines.length ? /: epoch (\d+): deploy/.exec(lines[lines.length - 1]!.line) : null;
+  return m ? Number(m[1]) : null;
+}
+
+export function clinkZombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]): ZombieTrail {
+  const stopped = Date.parse(w.stoppedAt);
+  const resumed = Date.parse(w.resumedAt);
+  const until = resumed + AFTER_RESUME_MS;
+  const lost = linesBetween(logs, COORDINATOR, stopped, resumed, { match: new RegExp(`worker ${escape(w.host)} lost \\(`) })[0] ?? null;
+  const replacedBy = lost ? (linesBetween(logs, COORDINATOR, Date.parse(lost.at), until, { match: /: epoch \d+: deploying from checkpoint/ })[0] ?? null) : null;
+  // The zombie's own lines after the resume, up to its next start (a restart is not the zombie).
+  const own = linesBetween(logs, w.host, resumed - 1000, until);
+  const restart = own.findIndex((l) => / pid \d+ starting/.test(l.line) && !l.line.includes(` pid ${w.pid} `));
+  const mine = restart >= 0 ? own.slice(0, restart) : own;
+  const aboutMe = linesBetween(logs, COORDINATOR, resumed - 1000, until, { match: new RegExp(`from worker ${escape(w.host)}:`) });
+  const merged = [...mine, ...aboutMe].sort((a, b) => a.at.localeCompare(b.at));
+  const attempts: TrailLine[] = merged.filter((l) => ATTEMPT.test(l.line));
+  const fences: TrailLine[] = merged.filter((l) => FENCE.test(l.line));
+  const before = lastEpoch(logs, w.host, stopped);
+  const after = replacedBy ? /: epoch (\d+): deploying/.exec(replacedBy.line)?.[1] : undefined;
+  return {
+    faultId: w.faultId,
+    kind: w.kind,
+    host: w.host,
+    pid: w.pid,
+    ...(w.point ? { point: w.point } : {}),
+    stoppedAt: w.stoppedAt,
+    resumedAt: w.resumedAt,
+    declaredLost: lost,
+    replacedBy,
+    attempts,
+    fences,
+    token: { before: before !== null ? `epoch ${before}` : null, after: after ? `epoch ${after}` : null },
+    outcome: outcomeOf({ declaredLost: lost, attempts, fences }),
+  };
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,80 @@
+/**
+ * Flink's reading of a zombie's trail (Engine.zombieTrail) from its collected logs
+ * (logs/<host>/flink-taskmanager.out.log, logs/coordinator/flink-jobmanager.out.log).
+ * A TaskManager stopped past heartbeat.timeout is declared lost by the JobManager, which
+ * fails its tasks and restarts the job's region on fresh execution attempts. Flink's fences,
+ * as its logs say them:
+ *  - the execution attempt: every restart creates new attempts; the JobManager discards
+ *    what an old attempt sends (a late checkpoint acknowledgement, a state update for an
+ *    attempt it no longer knows);
+ *  - the JobManager's heartbeat on the TaskManager's side: a woken TaskManager that sees the
+ *    JobManager's heartbeat timed out (or the job's leader gone) disconnects and fails its
+ *    tasks of that job before anything of theirs is committed;
+ *  - the fencing tokens of the JobMaster and the ResourceManager (leader session ids): an
+ *    RPC carrying an old one is discarded.
+ * The TaskManager's ResourceID (logged at its start) ties the JobManager's lines to the host.
+ */
+import type { TrailLine, ZombieTrail } from '../../lib/evidence.ts';
+import { AFTER_RESUME_MS, linesBetween, outcomeOf, type EngineLogFile, type ZombieWindow } from '../zombie-trail.ts';
+
+const JM_HOST = 'coordinator';
+const JM_FILE = /jobmanager/;
+const TM_FILE = /taskmanager/;
+
+/** What a woken TaskManager (or its tasks) tried, as either side logs it. */
+const ATTEMPT =
+  /resumed after \d+ ms stopped|late message for now expired checkpoint|[Rr]eceived (acknowledge|decline) message|unknown task|non-existing|Discard(ing)? .*message|Fencing token mismatch|fencing token|Trying to cancel|Attempting to (fail|cancel) task|Un-registering task and sending final execution state \w+|Committing|commitAfterRecovery/;
+/** What stopped it. */
+const FENCE =
+  /late message for now expired checkpoint|unknown task|non-existing|Discard(ing)? .*message|Fencing token|fencing token|heartbeat of JobManager .* timed out|JobManager .* lost leadership|[Dd]isconnect(ing)? (the )?job ?manager|Close JobManager connection|switched from (RUNNING|INITIALIZING|DEPLOYING) to (FAILED|CANCELING|CANCELED)|Cannot find task|does not exist/;
+
+function resourceIdOf(logs: readonly EngineLogFile[], host: string, beforeMs: number): string | null {
+  const lines = linesBetween(logs, host, 0, beforeMs, { file: TM_FILE, match: /ResourceID:? /i });
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = /ResourceID:?\s+([\w.:-]+)/i.exec(lines[i]!.line);
+    if (m) return m[1]!;
+  }
+  return null;
+}
+
+export function flinkZombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]): ZombieTrail {
+  const stopped = Date.parse(w.stoppedAt);
+  const resumed = Date.parse(w.resumedAt);
+  const until = resumed + AFTER_RESUME_MS;
+  const rid = resourceIdOf(logs, w.host, stopped);
+  const names = rid ? rid : w.host;
+  const lost =
+    linesBetween(logs, JM_HOST, stopped, resumed, { file: JM_FILE, match: new RegExp(`(heartbeat of TaskManager with id ${escape(names)} timed out|${escape(names)}.*(disconnected|lost|unreachable)|Closing TaskExecutor connection ${escape(names)})`) })[0] ?? null;
+  const replacedBy = lost ? (linesBetween(logs, JM_HOST, Date.parse(lost.at), until, { file: JM_FILE, match: /switched from state \w+ to RESTARTING|Restarting job|tasks? to restart to recover/ })[0] ?? null) : null;
+  const own = linesBetween(logs, w.host, resumed - 1000, until, { file: TM_FILE });
+  const restart = own.findIndex((l) => /Starting TaskManager/.test(l.line));
+  const mine = restart >= 0 ? own.slice(0, restart) : own;
+  const jm = linesBetween(logs, JM_HOST, resumed - 1000, until, { file: JM_FILE }).filter((l) => (rid && l.line.includes(rid)) || /late message for now expired checkpoint|Fencing token|fencing token/.test(l.line));
+  const merged = [...mine, ...jm].sort((a, b) => a.at.localeCompare(b.at));
+  const attempts: TrailLine[] = merged.filter((l) => ATTEMPT.test(l.line));
+  const fences: TrailLine[] = merged.filter((l) => FENCE.test(l.line));
+  const attemptBefore = /\(#?(\d+)\)|attempt #(\d+)/;
+  const tokenOf = (l: TrailLine | null): string | null => {
+    const m = l ? attemptBefore.exec(l.line) : null;
+    return m ? `attempt #${m[1] ?? m[2]}` : null;
+  };
+  return {
+    faultId: w.faultId,
+    kind: w.kind,
+    host: w.host,
+    pid: w.pid,
+    ...(w.point ? { point: w.point } : {}),
+    stoppedAt: w.stoppedAt,
+    resumedAt: w.resumedAt,
+    declaredLost: lost,
+    replacedBy,
+    attempts,
+    fences,
+    token: { before: tokenOf(fences[0] ?? null), after: tokenOf(replacedBy) },
+    outcome: outcomeOf({ declaredLost: lost, attempts, fences }),
+  };
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

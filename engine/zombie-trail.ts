@@ -1,0 +1,59 @@
+/**
+ * What every engine's zombie reader (Engine.zombieTrail) shares: the window of one zombie
+ * (a process held stopped, then resumed), the engine's collected log files, and the lines
+ * of a host inside a time window, by each line's own ISO stamp (Clink's lines and Flink's
+ * log4j pattern both start with one). Pure: text in, lines out.
+ */
+import type { FaultKind, TrailLine, ZombieTrail } from '../lib/evidence.ts';
+
+/** One zombie, as the chaos log has it: the fault, the process, when it was stopped and resumed. */
+export interface ZombieWindow {
+  faultId: string;
+  kind: FaultKind;
+  host: string;
+  pid: number;
+  point?: string;
+  stoppedAt: string;
+  resumedAt: string;
+}
+
+/** One collected engine log file: the host it came from (logs/<host>/…), its path and its text. */
+export interface EngineLogFile {
+  host: string;
+  path: string;
+  text: string;
+}
+
+const STAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s/;
+
+/** A line's own time (ms), from the ISO stamp it starts with; null for a line without one (a stack frame). */
+export function stampOf(line: string): number | null {
+  const m = STAMP.exec(line);
+  return m ? Date.parse(m[1]!) : null;
+}
+
+/** The stamped lines of `host`'s files (optionally only files whose path matches) in [fromMs, toMs], oldest first, each trimmed to 400 characters. */
+export function linesBetween(files: readonly EngineLogFile[], host: string, fromMs: number, toMs: number, opts: { file?: RegExp; match?: RegExp } = {}): TrailLine[] {
+  const out: { ms: number; l: TrailLine }[] = [];
+  for (const f of files) {
+    if (f.host !== host || (opts.file && !opts.file.test(f.path))) continue;
+    for (const raw of f.text.split('\n')) {
+      const ms = stampOf(raw);
+      if (ms === null || ms < fromMs || ms > toMs) continue;
+      const line = raw.trim();
+      if (opts.match && !opts.match.test(line)) continue;
+      out.push({ ms, l: { at: new Date(ms).toISOString(), host, line: line.length > 400 ? `${line.slice(0, 397)}...` : line } });
+    }
+  }
+  return out.sort((a, b) => a.ms - b.ms).map((x) => x.l);
+}
+
+/** The trail's outcome from what was found (lib/evidence.ts ZombieTrail.outcome says what each means). */
+export function outcomeOf(t: Pick<ZombieTrail, 'declaredLost' | 'attempts' | 'fences'>): ZombieTrail['outcome'] {
+  if (!t.declaredLost) return 'not-lost';
+  if (t.attempts.length === 0) return 'no-attempt';
+  return t.fences.length > 0 ? 'fenced' : 'unfenced';
+}
+
+/** How long after the resume a zombie's lines still count as its own attempts (it is cancelled or restarted within seconds). */
+export const AFTER_RESUME_MS = 30_000;

@@ -1,0 +1,55 @@
+import t from 'tap';
+import { clinkZombieTrail } from '../../../../engine/clink/zombie.ts';
+import type { EngineLogFile, ZombieWindow } from '../../../../engine/zombie-trail.ts';
+
+// Lines as Clink writes them (a process-pause of worker-1 in the unknowns run of 2026-12-04,
+// with the lines this revision adds for a worker paused at sink.after-prepare).
+const worker = `2026-12-04T22:17:25.327Z clink worker worker-1 pid 31843 starting; coordinator 10.231.0.20:7070
+2026-12-04T22:17:45.488Z clink worker worker-1: epoch 23: deploy subtasks [0,3] (cancelled 2 of epoch 22)
+2026-12-04T22:19:43.900Z clink fault point sink.after-prepare: pid 31843 stopping itself (SIGSTOP) at epoch 23, checkpoint 61
+2026-12-04T22:19:56.100Z clink fault point sink.after-prepare: pid 31843 resumed after 12200 ms stopped at epoch 23, checkpoint 61; going on from the point
+2026-12-04T22:19:56.101Z clink worker worker-1: not sent, no connection to the coordinator: snapshot of checkpoint 61 (epoch 23, subtask 0, 1 staged upload, first runs/x/p0/e23-c61.jsonl)
+2026-12-04T22:19:56.168Z clink worker worker-1: coordinator connection closed; reconnecting (attempt 1)
+2026-12-04T22:19:56.668Z clink worker worker-1: connected to coordinator
+2026-12-04T22:19:56.987Z clink worker worker-1: epoch 25: deploy subtasks [0,3] (cancelled 2 of epoch 23)
+2026-12-04T22:20:30.000Z clink worker worker-1 pid 40000 starting; coordinator 10.231.0.20:7070
+2026-12-04T22:20:31.000Z clink worker worker-1: not sent, no connection to the coordinator: snapshot of checkpoint 70 (epoch 26, subtask 0, 1 staged upload)
+`;
+const coordinator = `2026-12-04T22:19:50.131Z clink coordinator: worker worker-1 lost (no heartbeat for 6244 ms)
+2026-12-04T22:19:50.433Z clink coordinator: epoch 24: deploying from checkpoint 58 over [worker-2, worker-3]: worker-2=[0,2] worker-3=[1,3]
+2026-12-04T22:19:56.900Z clink coordinator: ignored a snapshot of checkpoint 61 (epoch 23, subtask 0, 1 staged upload) from worker worker-1: the current epoch is 25
+2026-12-04T22:19:57.000Z clink coordinator: ignored a snapshot of checkpoint 62 (epoch 24, subtask 1) from worker worker-2: the current epoch is 25
+`;
+const logs: EngineLogFile[] = [
+  { host: 'worker-1', path: 'worker-1/out.log', text: worker },
+  { host: 'coordinator', path: 'coordinator/out.log', text: coordinator },
+];
+const window: ZombieWindow = { faultId: 'f002', kind: 'protocol-point', host: 'worker-1', pid: 31843, point: 'sink.after-prepare', stoppedAt: '2026-12-04T22:19:43.900Z', resumedAt: '2026-12-04T22:19:56.050Z' };
+
+t.test('a worker lost while stopped, replaced under a new epoch, its late snapshot fenced', async (t) => {
+  const z = clinkZombieTrail(window, logs);
+  t.equal(z.outcome, 'fenced');
+  t.match(z.declaredLost?.line, /worker worker-1 lost \(no heartbeat/);
+  t.match(z.replacedBy?.line, /epoch 24: deploying from checkpoint 58/);
+  t.same(z.token, { before: 'epoch 23', after: 'epoch 24' });
+  t.equal(z.attempts.length, 3, "the resume, its snapshot that went nowhere, and the one the coordinator ignored (not worker-2's, nor the restarted process's)");
+  t.match(z.attempts[0]?.line, /sink\.after-prepare: pid 31843 resumed after 12200 ms/);
+  t.match(z.attempts[1]?.line, /not sent, no connection to the coordinator: snapshot of checkpoint 61 \(epoch 23/);
+  t.match(z.attempts[2]?.line, /ignored a snapshot of checkpoint 61 \(epoch 23.* from worker worker-1: the current epoch is 25/);
+  t.ok(z.fences.some((f) => /cancelled 2 of epoch 23/.test(f.line)), 'the new epoch cancelled its old tasks');
+  t.ok(z.fences.some((f) => /the current epoch is 25/.test(f.line)), "the coordinator's epoch check");
+  t.notOk([...z.attempts, ...z.fences].some((l) => /checkpoint 70|pid 40000/.test(l.line)), 'the restarted process is not the zombie');
+});
+
+t.test('a pause shorter than the loss timeout: not lost', async (t) => {
+  const z = clinkZombieTrail({ ...window, stoppedAt: '2026-12-04T22:19:51.000Z' }, logs);
+  t.equal(z.declaredLost, null);
+  t.equal(z.outcome, 'not-lost');
+});
+
+t.test('lost and replaced, but nothing tried after the resume: no-attempt', async (t) => {
+  const quiet = [{ ...logs[0]!, text: worker.split('\n').filter((l) => !/resumed after|not sent/.test(l)).join('\n') }, { ...logs[1]!, text: coordinator.split('\n').filter((l) => !/ignored/.test(l)).join('\n') }];
+  const z = clinkZombieTrail(window, quiet);
+  t.equal(z.outcome, 'no-attempt');
+  t.ok(z.fences.length > 0, 'the cancellation is still there');
+});
