@@ -28,6 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { campaignText } from '../campaigns/probe-text.ts';
 import { optionsOrUsage } from './cli.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -50,25 +51,6 @@ export interface Probe {
   expect: number;
   args(dir: string): string[];
   env?: Record<string, string>;
-}
-
-/** A valid campaign's text with some of its sections replaced (whole YAML lines each). */
-function campaignText(parts: { workload?: string; gate?: string; engine?: string; faults?: string; compositions?: string; schedule?: string; rig?: string; description?: string } = {}): string {
-  return [
-    'name: probe',
-    ...(parts.description !== undefined ? [`description: "${parts.description}"`] : []),
-    'seed: "s"',
-    parts.rig ?? 'rig: { kind: local }',
-    parts.engine ?? 'engine: { name: clink, mutant: none }',
-    parts.workload ?? 'workload: { rate: 300, partitions: 4, keys: 50000, checkpointIntervalS: 6, soakS: 300 }',
-    parts.gate ?? 'gate: { deadlineS: 60, fault: worker-kill }',
-    parts.faults ?? 'faults:\n  - { kind: worker-kill, count: 2 }',
-    parts.compositions ?? 'compositions: []',
-    parts.schedule ?? 'schedule: { startAfterS: 10, spacingS: 15 }',
-    'deadlines: { recoveryS: 60, drainS: 45, recountS: 30, sampleStuckS: 45 }',
-    'oracle: { sampleIntervalS: 5 }',
-    '',
-  ].join('\n');
 }
 
 const plan = (dir: string, text: string): string[] => {

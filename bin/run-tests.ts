@@ -9,6 +9,8 @@
  * It ends with one line 'tests: N passed, N failed' whose numbers are tap's own counts
  * (the `# { total, pass, fail, ... }` comment tap prints last), summed over the unit and
  * rig runs; the steps around them (type-check, rig install/up/down) are listed apart.
+ * Before it, where the time went (bin/test-times.ts): each test file's wall time, the
+ * slowest 15, and the total.
  *
  * Options: --unit (only 1 and 2), or file paths to run just those tests (with the rig
  * when any is under test/rig). Anything else is refused (exit 254) before anything runs.
@@ -18,6 +20,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { EXIT } from '../lib/errors.ts';
 import { repoRoot } from '../lib/paths.ts';
+import { formatTimeSummary, parseFileTimes, parseRunTime, readProcessTimes, withProcessTimes, type FileTime } from './test-times.ts';
 
 export const USAGE = `Usage: clink-qual test [--unit] [FILE.test.ts ...]
 
@@ -201,6 +204,8 @@ async function main(argv: string[]): Promise<number> {
   let counts = emptyCounts();
   const failures: string[] = [];
   const steps: string[] = [];
+  const times: FileTime[] = [];
+  let tapWallMs: number | undefined;
   const step = async (name: string, cmd: string, cmdArgs: string[]): Promise<boolean> => {
     console.log(`# ${name}`);
     const ok = (await run(cmd, cmdArgs)).code === 0;
@@ -212,6 +217,10 @@ async function main(argv: string[]): Promise<number> {
     console.log(`# ${name}`);
     const { code, output } = await run(tap, files, { capture: true });
     const c = parseTapCounts(output);
+    // tap clears .tap/processinfo when a run starts: this run's records are read before the next.
+    times.push(...withProcessTimes(parseFileTimes(output), readProcessTimes(path.join(repoRoot, '.tap', 'processinfo'))));
+    const wall = parseRunTime(output);
+    if (wall !== undefined) tapWallMs = (tapWallMs ?? 0) + wall;
     if (!c) failures.push(`${name}: tap printed no counts (exit ${code})`);
     else counts = addCounts(counts, c);
     failures.push(...failedAssertions(output));
@@ -255,6 +264,7 @@ async function main(argv: string[]): Promise<number> {
     }
   }
 
+  for (const line of formatTimeSummary(times, tapWallMs)) console.log(line);
   if (failures.length) console.log(`# failed: ${failures.join('; ')}`);
   console.log(`# steps: ${steps.join(', ')}`);
   const extra = [counts.skip ? `${counts.skip} skipped` : '', counts.todo ? `${counts.todo} todo` : ''].filter(Boolean);

@@ -19,7 +19,9 @@
  * fsync to files it does not declare are not modelled.
  *
  * Landing evidence: the PID frozen and killed, the calls in flight, each file's length
- * before and after, the restarted PID. Heal: none needed (the process was started again at
+ * before and after and the bytes the cut took from it (lostBytes), those bytes in all
+ * (lostBytes: 0 when every file was at its synced length, a crash that lost no write), the
+ * restarted PID. Heal: none needed (the process was started again at
  * once); it records whether the process is still running.
  */
 import type { EngineDurableFile, EngineRole } from '../engine/engine.ts';
@@ -83,7 +85,7 @@ export const lostUnsyncedWrites: FaultPackage = {
     colour: '#c49c94',
     targets: { roles: ['coordinator', 'worker'], what: 'the coordinator or workers', defaultRoles: ['coordinator'] },
     fields: { required: [], optional: [] },
-    evidence: 'the PID frozen and killed, the write/fsync calls in flight, each log\'s length before and after the cut; the restarted PID',
+    evidence: 'the PID frozen and killed, the write/fsync calls in flight, each log\'s length before and after the cut and the bytes it lost, the bytes lost in all; the restarted PID',
   },
   async inject(fault, ctx) {
     const host = targetOrFirst(fault, ctx.rig, 'coordinator');
@@ -107,18 +109,19 @@ export const lostUnsyncedWrites: FaultPackage = {
       await signalService(remote, proc.service, 'CONT').catch(() => {});
       throw new FaultNotLanded((err as Error).message, { host, role, pid });
     }
-    const cuts: { file: string; what: string; bytesBefore: number; bytesAfter: number; inFlight: boolean }[] = [];
+    const cuts: { file: string; what: string; bytesBefore: number; bytesAfter: number; lostBytes: number; inFlight: boolean }[] = [];
     for (const f of files) {
       const content = await remote.readFile(f.path);
       const flying = inFlight.some((c) => c.file === f.path);
       const keep = lastSyncedLength(content, flying);
       if (keep < content.length) await remote.exec(`truncate -s ${keep} ${shQuote(f.path)} && sync ${shQuote(f.path)}`);
-      cuts.push({ file: f.path, what: f.what, bytesBefore: content.length, bytesAfter: keep, inFlight: flying });
+      cuts.push({ file: f.path, what: f.what, bytesBefore: content.length, bytesAfter: keep, lostBytes: content.length - keep, inFlight: flying });
     }
+    const lostBytes = cuts.reduce((n, c) => n + c.lostBytes, 0);
     const again = await ctx.engine.restart(host, role);
-    ctx.log(`lost-unsynced-writes: ${host} ${role} pid ${pid} killed; ${cuts.map((c) => `${c.file} ${c.bytesBefore} → ${c.bytesAfter} B`).join(', ') || 'no log yet'}; restarted as ${again.pid}`);
+    ctx.log(`lost-unsynced-writes: ${host} ${role} pid ${pid} killed; ${cuts.map((c) => `${c.file} ${c.bytesBefore} → ${c.bytesAfter} B`).join(', ') || 'no log yet'}; ${lostBytes} B lost; restarted as ${again.pid}`);
     return {
-      evidence: { host, role, pid, signal: 'SIGKILL', inFlight, cuts, restartedPid: again.pid },
+      evidence: { host, role, pid, signal: 'SIGKILL', lostBytes, inFlight, cuts, restartedPid: again.pid },
       async heal() {
         const now = await servicePid(remote, proc.service);
         return { host, role, running: now !== null && (await pidAlive(remote, now)), pid: now };

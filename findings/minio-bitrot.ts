@@ -21,16 +21,16 @@
  *   node findings/minio-bitrot.ts [--drives 1|4] [--bin PATH] [--port N]
  * Prints one line per place and `RESULT minio_bitrot drives=N ...` with what each GET saw.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUploadCommand, GetObjectCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { readManifest } from '../rig/install.ts';
 import { planBitrot } from '../chaos/store-bitrot.ts';
+import { createBucketWhenUp, minioDriveDirs, startLoopbackStore, stopLoopbackStore } from './loopback-store.ts';
 
 const { values } = parseArgs({
   options: {
@@ -47,22 +47,12 @@ const bin = values.bin ?? pinned?.path;
 if (!bin) throw new Error("MinIO is not in the cache: run './clink-qual rig install' first, or give --bin");
 const label = values.bin ? bin : `minio ${pinned!.version}`;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-minio-bitrot-'));
-const driveDirs = drives === 1 ? [path.join(dir, 'data')] : Array.from({ length: drives }, (_, i) => path.join(dir, `d${i + 1}`));
-for (const d of driveDirs) mkdirSync(d);
+const driveDirs = minioDriveDirs(dir, drives);
 const user = 'bitrot-probe';
 const pass = `p-${process.pid}-${Date.now()}`;
 const Bucket = 'bitrot-probe';
 
-function startStore(): ChildProcess {
-  const data = drives === 1 ? driveDirs[0]! : path.join(dir, `d{1...${drives}}`);
-  const consoleArg = spawnSync(bin!, ['server', '--help'], { encoding: 'utf8' }).stdout.includes('--console-address') ? ['--console-address', `127.0.0.1:${port + 1}`] : [];
-  return spawn(bin!, ['server', data, '--address', `127.0.0.1:${port}`, ...consoleArg, '--quiet'], {
-    env: { ...process.env, MINIO_ROOT_USER: user, MINIO_ROOT_PASSWORD: pass, MINIO_UPDATE: 'off', MINIO_CI_CD: '1' },
-    stdio: 'ignore',
-  });
-}
-
-const server = startStore();
+const server = startLoopbackStore({ store: 'minio', bin, dir, port, user, pass, drives });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const s3 = new S3Client({ endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: user, secretAccessKey: pass }, maxAttempts: 1 });
 // A second client that does not check the response's CRC32 (the SDK's default does, when the
@@ -131,15 +121,7 @@ function stillRotten(r: { file: string; offset: number; after: number }): string
 
 const results: Record<string, string[]> = {};
 try {
-  for (let i = 0; i < 240; i++) {
-    try {
-      await s3.send(new CreateBucketCommand({ Bucket }));
-      break;
-    } catch (e) {
-      if ((e as Error).name === 'BucketAlreadyOwnedByYou') break;
-      await sleep(500);
-    }
-  }
+  await createBucketWhenUp(s3, Bucket);
   console.log(`${label} (${bin}, ${drives === 1 ? 'single drive' : `erasure, ${drives} drives`}) on 127.0.0.1:${port}`);
   const parts = [Buffer.alloc(5 * 1024 * 1024), Buffer.alloc(100_000)].map((b, i) => {
     for (let j = 0; j < b.length; j++) b[j] = (j * 31 + i * 7) & 0xff;
@@ -205,9 +187,7 @@ try {
     console.log(`staged: ${r.file} byte ${r.offset} ${r.before.toString(16)}→${r.after.toString(16)}; CompleteMultipartUpload: ${complete}; first GET, without the CRC32 check: ${a[0]}; second GET, with it: ${a[1]}; then ${disk}`);
   }
 } finally {
-  server.kill('SIGCONT');
-  server.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
+  stopLoopbackStore(server, dir);
 }
 
 console.log(`RESULT minio_bitrot drives=${drives} store=${JSON.stringify(label)} ${Object.entries(results).map(([k, v]) => `${k}=${JSON.stringify(v.join(' | '))}`).join(' ')}`);

@@ -27,14 +27,14 @@
  *   node findings/minio-complete-cancel.ts [--trials N] [--freeze] [--base-delay MS] [store options]
  * Prints one line per trial and `RESULT minio_complete_cancel trials=N lost=L ...`.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUploadCommand, HeadObjectCommand, ListPartsCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, HeadObjectCommand, ListPartsCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { readManifest } from '../rig/install.ts';
+import { createBucketWhenUp, startLoopbackStore, stopLoopbackStore } from './loopback-store.ts';
 
 const { values } = parseArgs({
   options: {
@@ -68,28 +68,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-finding-f1-'));
 const user = 'finding-f1';
 const pass = `p-${process.pid}-${Date.now()}`;
 
-/** Starts the store under test on 127.0.0.1:port with a fresh data directory. */
-function startStore(): ChildProcess {
-  if (values.store === 'minio') {
-    const data = drives === 1 ? path.join(dir, 'data') : path.join(dir, `d{1...${drives}}`);
-    for (let d = 1; d <= drives && drives > 1; d++) mkdirSync(path.join(dir, `d${d}`));
-    // MinIO before mid-2021 has no embedded console and refuses --console-address.
-    const console = spawnSync(bin!, ['server', '--help'], { encoding: 'utf8' }).stdout.includes('--console-address') ? ['--console-address', `127.0.0.1:${port + 1}`] : [];
-    return spawn(bin!, ['server', data, '--address', `127.0.0.1:${port}`, ...console, '--quiet'], {
-      env: { ...process.env, MINIO_ROOT_USER: user, MINIO_ROOT_PASSWORD: pass, MINIO_UPDATE: 'off', MINIO_CI_CD: '1' },
-      stdio: 'ignore',
-    });
-  }
-  const config = path.join(dir, 's3.json');
-  writeFileSync(config, JSON.stringify({ identities: [{ name: user, credentials: [{ accessKey: user, secretKey: pass }], actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'] }] }));
-  mkdirSync(path.join(dir, 'weed'));
-  return spawn(
-    bin!,
-    ['server', `-dir=${path.join(dir, 'weed')}`, '-ip=127.0.0.1', '-ip.bind=127.0.0.1', `-master.port=${port + 2}`, `-volume.port=${port + 3}`, `-filer.port=${port + 4}`, '-s3', `-s3.port=${port}`, `-s3.config=${config}`],
-    { stdio: 'ignore' },
-  );
-}
-const server = startStore();
+const server = startLoopbackStore({ store: values.store, bin, dir, port, user, pass, drives });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const s3 = new S3Client({
   endpoint: `http://127.0.0.1:${port}`,
@@ -130,15 +109,7 @@ async function outcome(Key: string, UploadId: string, parts: { PartNumber: numbe
 let lost = 0;
 const lostDetail: Record<string, number> = {};
 try {
-  for (let i = 0; i < 240; i++) {
-    try {
-      await s3.send(new CreateBucketCommand({ Bucket }));
-      break;
-    } catch (e) {
-      if (errName(e) === 'BucketAlreadyOwnedByYou') break;
-      await sleep(500);
-    }
-  }
+  await createBucketWhenUp(s3, Bucket);
   console.log(`${label} (${bin}${values.store === 'minio' ? `, ${drives === 1 ? 'single drive' : `erasure, ${drives} drives`}` : ''}) on 127.0.0.1:${port}; ${trials} trials; ${values.freeze ? 'SIGSTOP during the request' : 'no freeze'}; abort ${base}..${base + 9} ms after sending`);
   for (let t = 0; t < trials; t++) {
     const Key = `object-${t}.jsonl`;
@@ -175,9 +146,7 @@ try {
     console.log(`trial ${t + 1}: abort after ${delay} ms; client saw ${client}; then object ${o.object}, upload ${o.upload}, re-commit ${o.recommit}${o.lost ? ' → LOST' : ''}`);
   }
 } finally {
-  server.kill('SIGCONT');
-  server.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
+  stopLoopbackStore(server, dir);
 }
 console.log(`lost trials by what the recovering client saw: ${JSON.stringify(lostDetail)}`);
 console.log(`RESULT minio_complete_cancel trials=${trials} lost=${lost} freeze=${values.freeze} store=${JSON.stringify(label)} drives=${values.store === 'minio' ? drives : 'n/a'}`);

@@ -247,3 +247,15 @@ export function compositionSummaries(outcomes: FaultOutcome[], chaos: readonly C
 export function isDecisive(c: CompositionSummary): boolean {
   return c.kinds.includes('store-outage') && c.kinds.includes('worker-kill');
 }
+
+/**
+ * The bytes a landed lost-unsynced-writes fault cut from the engine's logs: the figure its
+ * landing evidence records (lostBytes). Evidence recorded before that figure existed has only
+ * each log's length before and after the cut, and the figure is derived from those; undefined
+ * when the evidence has neither.
+ */
+export function unsyncedBytesLost(evidence: Record<string, unknown> | undefined): number | undefined {
+  if (typeof evidence?.['lostBytes'] === 'number') return evidence['lostBytes'];
+  const cuts = evidence?.['cuts'] as { bytesBefore: number; bytesAfter: number }[] | undefined;
+  return Array.isArray(cuts) ? cuts.reduce((n, c) => n + Math.max(0, c.bytesBefore - c.bytesAfter), 0) : undefined;
+}

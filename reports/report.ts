@@ -18,7 +18,7 @@ import { classifiedReasons, failureClasses } from '../lib/failure-class.ts';
 import { FAULT_KINDS } from '../chaos/kinds.ts';
 import { FAULT_SPECS } from '../chaos/kinds.ts';
 import { EVIDENCE_DESCRIPTIONS, readRunEvidence, type RunEvidence } from './evidence.ts';
-import { compositionSummaries, faultOutcomes, isDecisive, pointCoverage, summaryByKind, type FaultOutcome } from './faults.ts';
+import { compositionSummaries, faultOutcomes, isDecisive, pointCoverage, summaryByKind, unsyncedBytesLost, type FaultOutcome } from './faults.ts';
 import { cell, fmtClock, fmtDuration, fmtEvidence, fmtInt, listWords, median, plural, secondsBetween, table } from './format.ts';
 import { renderJunit } from './junit.ts';
 import { attachFindings, findingsSection, type WithFindings } from './findings.ts';
@@ -516,10 +516,7 @@ function boundaries(x: Ctx): string[] {
   const landedOf = (k: FaultKind) => outcomes.filter((o) => o.kind === k && o.planned !== undefined && o.landedAt !== undefined);
   const landed = (k: FaultKind) => landedOf(k).length;
   // A crash that found every durable file at its synced length lost no write: it showed a crash, not lost writes.
-  const cutNothing = landedOf('lost-unsynced-writes').filter((o) => {
-    const cuts = (o.landedEvidence as { cuts?: { bytesBefore: number; bytesAfter: number }[] } | undefined)?.cuts;
-    return Array.isArray(cuts) && cuts.every((c) => c.bytesAfter >= c.bytesBefore);
-  }).length;
+  const cutNothing = landedOf('lost-unsynced-writes').filter((o) => unsyncedBytesLost(o.landedEvidence) === 0).length;
   const showing = (k: FaultKind) => (k === 'lost-unsynced-writes' ? landed(k) - cutNothing : landed(k));
   const shown = (u: (typeof QUAL03_UNKNOWN)[number]) => u.shownBy.filter((k) => showing(k) > 0);
   const unknown = QUAL03_UNKNOWN.filter((u) => shown(u).length === 0).map((u) => u.words);

@@ -8,30 +8,17 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { type FaultKind, type Verdict } from '../../lib/evidence.ts';
+import { type FaultKind } from '../../lib/evidence.ts';
 import { FAULT_KINDS } from '../../chaos/kinds.ts';
 import { repoRoot, runsDir } from '../../lib/paths.ts';
-import { chaosOf } from '../helpers/campaign.ts';
+import { assertDecisiveComposition, runPassingCampaign } from '../helpers/campaign.ts';
 
 t.test('quick campaign passes', async (t) => {
   const runId = `ci-quick-${Date.now()}`;
-  const runDir = path.join(runsDir(), runId);
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin/clink-qual.ts'), 'campaign', 'run', 'campaigns/quick.yaml', '--run-id', runId], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 20 * 60_000,
-  });
-  t.equal(r.status, 0, `exit 0 (stdout: ${r.stdout.slice(-1500)})`);
+  const { runDir, verdict, chaos, recovered } = runPassingCampaign(t, 'campaigns/quick.yaml', runId, 20 * 60_000);
   t.equal(readlinkSync(path.join(runsDir(), 'latest')), runId, 'runs/latest names this run (the runner points it there when the run starts)');
-  const verdict = JSON.parse(readFileSync(path.join(runDir, 'verdict.json'), 'utf8')) as Verdict;
-  t.equal(verdict.verdict, 'PASS', verdict.reasons.join('; '));
-  t.same(verdict.uncoveredFaultPoints, []);
-  t.equal(verdict.committedDistinct, verdict.produced);
   t.ok(verdict.produced > 10_000, `a real workload: ${verdict.produced} events`);
 
-  const chaos = chaosOf(runDir);
-  const recovered = new Set(chaos.filter((c) => c.phase === 'recovered').map((c) => c.faultId));
   // quick.yaml is the seed's battery (the kinds QUAL-03 called "Unknown" are unknowns.yaml's):
   // it plans each of the seed's seven kinds, and every kind it plans landed and recovered.
   const plannedKinds = new Set(chaos.filter((c) => c.phase === 'planned').map((c) => c.kind));
@@ -49,12 +36,7 @@ t.test('quick campaign passes', async (t) => {
     t.ok(chaos.some((c) => c.point === point && c.phase === 'landed' && recovered.has(c.faultId)), `${point} fired and recovered`);
   }
   // The decisive composition: the worker kill landed while the store was down.
-  const comp = chaos.filter((c) => c.composition?.startsWith('store-down-during-worker-recovery'));
-  const storeLanded = comp.find((c) => c.kind === 'store-outage' && c.phase === 'landed');
-  const storeHealed = comp.find((c) => c.kind === 'store-outage' && c.phase === 'healed');
-  const killLanded = comp.find((c) => c.kind === 'worker-kill' && c.phase === 'landed');
-  t.ok(storeLanded && storeHealed && killLanded, 'the composition landed');
-  t.ok(storeLanded!.t <= killLanded!.t && killLanded!.t < storeHealed!.t, 'the worker was killed while the store was down');
+  assertDecisiveComposition(t, chaos);
 
   const before = readFileSync(path.join(runDir, 'report.md'), 'utf8');
   const svgBefore = readFileSync(path.join(runDir, 'timeline.svg'), 'utf8');

@@ -12,17 +12,15 @@
  * leaves it out to stay within its 90 minutes.
  */
 import t, { type Test } from 'tap';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Provenance, Verdict } from '../../lib/evidence.ts';
-import { repoRoot, runsDir } from '../../lib/paths.ts';
+import type { Provenance } from '../../lib/evidence.ts';
 import { PINS } from '../../rig/install.ts';
 import { closeAllRemotes } from '../../rig/ssh.ts';
 import { readRigState } from '../../rig/state.ts';
 import { storeKindOf } from '../../rig/store.ts';
 import { switchStore } from '../../rig/up.ts';
-import { chaosOf, leftovers } from '../helpers/campaign.ts';
+import { assertDecisiveComposition, leftovers, runPassingCampaign } from '../helpers/campaign.ts';
 
 if (process.env.CLINK_QUAL_SEAWEEDFS !== '1') {
   t.plan(0, 'skipped: set CLINK_QUAL_SEAWEEDFS=1 to run the quick campaign on SeaweedFS (docs/stores.md)');
@@ -37,25 +35,13 @@ if (process.env.CLINK_QUAL_SEAWEEDFS !== '1') {
 
 async function quickOnSeaweedfs(t: Test): Promise<void> {
   const runId = `ci-quick-seaweedfs-${Date.now()}`;
-  const runDir = path.join(runsDir(), runId);
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin/clink-qual.ts'), 'campaign', 'run', 'campaigns/quick-seaweedfs.yaml', '--run-id', runId], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 25 * 60_000,
-  });
-  t.equal(r.status, 0, `exit 0 (stdout: ${r.stdout.slice(-1500)})`);
+  const { runDir, chaos, recovered } = runPassingCampaign(t, 'campaigns/quick-seaweedfs.yaml', runId, 25 * 60_000);
   t.equal(storeKindOf(readRigState().store), 'seaweedfs', 'rig.json names the store the campaign switched to');
-  const verdict = JSON.parse(readFileSync(path.join(runDir, 'verdict.json'), 'utf8')) as Verdict;
-  t.equal(verdict.verdict, 'PASS', verdict.reasons.join('; '));
-  t.same(verdict.uncoveredFaultPoints, []);
-  t.equal(verdict.committedDistinct, verdict.produced);
 
   const provenance = JSON.parse(readFileSync(path.join(runDir, 'provenance.json'), 'utf8')) as Provenance;
   t.same(provenance.store, { name: 'seaweedfs', version: PINS.seaweedfs });
   t.equal(provenance.storeSettings, undefined, "no MinIO setting recorded for SeaweedFS");
 
-  const chaos = chaosOf(runDir);
   const outages = chaos.filter((c) => c.kind === 'store-outage' && c.phase === 'landed');
   t.ok(outages.length > 0, 'store outages landed');
   for (const o of outages) {
@@ -63,14 +49,8 @@ async function quickOnSeaweedfs(t: Test): Promise<void> {
     t.equal(ev.state, 'T', `${o.faultId}: weed (pid ${ev.pid}) stopped`);
     t.ok(typeof ev.requestTimedOutMs === 'number', `${o.faultId}: a request to it timed out`);
   }
-  const recovered = new Set(chaos.filter((c) => c.phase === 'recovered').map((c) => c.faultId));
   for (const o of outages) t.ok(recovered.has(o.faultId), `${o.faultId} recovered`);
-  const comp = chaos.filter((c) => c.composition?.startsWith('store-down-during-worker-recovery'));
-  const storeLanded = comp.find((c) => c.kind === 'store-outage' && c.phase === 'landed');
-  const storeHealed = comp.find((c) => c.kind === 'store-outage' && c.phase === 'healed');
-  const killLanded = comp.find((c) => c.kind === 'worker-kill' && c.phase === 'landed');
-  t.ok(storeLanded && storeHealed && killLanded, 'the composition landed');
-  t.ok(storeLanded!.t <= killLanded!.t && killLanded!.t < storeHealed!.t, 'the worker was killed while SeaweedFS was down');
+  assertDecisiveComposition(t, chaos, 'SeaweedFS');
 
   const report = readFileSync(path.join(runDir, 'report.md'), 'utf8');
   t.match(report, `| Store | seaweedfs ${PINS.seaweedfs} on the store host`);

@@ -61,12 +61,18 @@ t.test('inject: the process frozen and killed, each declared log cut to its last
     const p = await servicePid(remote, svc);
     if (p) process.kill(p, 'SIGKILL');
   });
-  const ev = landed.evidence as { pid: number; inFlight: unknown[]; cuts: { file: string; bytesBefore: number; bytesAfter: number; inFlight: boolean }[]; restartedPid: number };
+  const ev = landed.evidence as { pid: number; inFlight: unknown[]; lostBytes: number; cuts: { file: string; bytesBefore: number; bytesAfter: number; lostBytes: number; inFlight: boolean }[]; restartedPid: number };
   t.equal(ev.pid, first);
   t.same(ev.inFlight, [], 'sleep writes nothing');
-  t.same(ev.cuts, [{ file: logFile, what: 'the completed-checkpoint log (crc32 per record)', bytesBefore: Buffer.byteLength(good) + 19, bytesAfter: Buffer.byteLength(good), inFlight: false }]);
+  t.same(ev.cuts, [{ file: logFile, what: 'the completed-checkpoint log (crc32 per record)', bytesBefore: Buffer.byteLength(good) + 19, bytesAfter: Buffer.byteLength(good), lostBytes: 19, inFlight: false }]);
+  t.equal(ev.lostBytes, 19, 'the torn tail\'s 19 bytes, in all');
   t.equal(readFileSync(logFile, 'utf8'), good, 'the torn tail is gone from the disk');
   t.not(ev.restartedPid, first);
   t.ok(ev.restartedPid);
   t.match(await landed.heal(), { host: 'coordinator', running: true, pid: ev.restartedPid });
+  // Again, on a log already at its synced length: a crash that lost no write records 0 lost bytes.
+  const again = (await lostUnsyncedWrites.inject({ id: 'f2', kind: 'lost-unsynced-writes', atS: 1, target: 'coordinator' }, ctx)).evidence as typeof ev;
+  t.same(again.cuts.map((c) => [c.bytesBefore, c.bytesAfter, c.lostBytes]), [[Buffer.byteLength(good), Buffer.byteLength(good), 0]]);
+  t.equal(again.lostBytes, 0, 'nothing cut, nothing lost');
+  t.equal(readFileSync(logFile, 'utf8'), good);
 });

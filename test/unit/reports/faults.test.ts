@@ -1,5 +1,5 @@
 import t from 'tap';
-import { compositionRecoveries, compositionSummaries, faultOutcomes, summaryByKind, type FaultOutcome } from '../../../reports/faults.ts';
+import { compositionRecoveries, compositionSummaries, faultOutcomes, summaryByKind, unsyncedBytesLost, type FaultOutcome } from '../../../reports/faults.ts';
 import type { RunEvidence } from '../../../reports/evidence.ts';
 import type { ChaosRecord, PlannedFault } from '../../../lib/evidence.ts';
 
@@ -58,4 +58,15 @@ t.test('a composition that did not recover is counted as recorded and not recove
   ]);
   const [s] = compositionSummaries(faultOutcomes(ev), ev.chaos);
   t.same([s!.recorded, s!.recovered, s!.recoveryS, s!.survived], [1, 0, [], 0]);
+});
+
+t.test('unsyncedBytesLost: the lostBytes a lost-unsynced-writes landing recorded; from the cuts only for evidence recorded before that figure', async (t) => {
+  const cut = (bytesBefore: number, bytesAfter: number) => ({ file: '/d/log', bytesBefore, bytesAfter, inFlight: false });
+  t.equal(unsyncedBytesLost({ lostBytes: 0, cuts: [cut(100, 100)] }), 0);
+  t.equal(unsyncedBytesLost({ lostBytes: 57, cuts: [cut(100, 80), { ...cut(50, 13), lostBytes: 37 }] }), 57, 'the recorded total');
+  t.equal(unsyncedBytesLost({ lostBytes: 9, cuts: [] }), 9, 'the recorded figure is taken as recorded, not re-derived');
+  t.equal(unsyncedBytesLost({ cuts: [cut(100, 80), cut(50, 50)] }), 20, 'older evidence: before minus after, summed');
+  t.equal(unsyncedBytesLost({ cuts: [] }), 0, 'older evidence with no log: nothing cut');
+  t.equal(unsyncedBytesLost({ host: 'worker-1' }), undefined, 'neither figure nor cuts: unknown');
+  t.equal(unsyncedBytesLost(undefined), undefined);
 });

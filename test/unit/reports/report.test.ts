@@ -565,7 +565,7 @@ t.test('a lost-unsynced-writes fault that cut no byte is a crash, not lost write
   plan.push({ id: 'f910', kind: 'lost-unsynced-writes', atS: at, target: 'coordinator' }, { id: 'f911', kind: 'lost-unsynced-writes', atS: at + 1, target: 'worker-1' });
   writeFileSync(path.join(dir, 'plan.json'), JSON.stringify(plan, null, 2));
   const last = jsonl<ChaosRecord>(path.join(dir, 'chaos.jsonl')).at(-1)!.t;
-  const cuts = (before: number, after: number) => ({ cuts: [{ file: '/d/checkpoints.log', what: 'the log', bytesBefore: before, bytesAfter: after, inFlight: false }] });
+  const cuts = (before: number, after: number) => ({ lostBytes: before - after, cuts: [{ file: '/d/checkpoints.log', what: 'the log', bytesBefore: before, bytesAfter: after, lostBytes: before - after, inFlight: false }] });
   const write = (evidence: Record<string, Record<string, unknown>>) => {
     const recs = Object.entries(evidence).flatMap(([id, ev]) =>
       (['planned', 'landed', 'healed', 'recovered'] as const).map((phase) => ({ t: last, faultId: id, kind: 'lost-unsynced-writes', target: 'coordinator', phase, ...(phase === 'landed' ? { evidence: ev } : {}), ...(phase === 'recovered' ? { recoveryS: 3 } : {}) })),
@@ -580,4 +580,12 @@ t.test('a lost-unsynced-writes fault that cut no byte is a crash, not lost write
   const one = renderReport(dir);
   t.match(one, 'No longer Unknown here: disk corruption (1 lost-unsynced-writes fault that cut unsynced bytes landed in this run)');
   t.match(one, '1 of the 2 lost-unsynced-writes faults that found every durable file at its last synced length');
+  t.match(one, /\| f911 \|[^\n]*\| lost-unsynced-writes \|[^\n]*\| lostBytes=50, /, "the fault log's row shows the bytes its cut lost");
+  t.match(one, /\| f910 \|[^\n]*\| lost-unsynced-writes \|[^\n]*\| lostBytes=0, /);
+  // The recorded figure decides, not the lengths: a landing that recorded 0 lost bytes is a look-alike.
+  write({ f910: cuts(100, 100), f911: { ...cuts(200, 150), lostBytes: 0 } });
+  t.match(renderReport(dir), 'all 2 lost-unsynced-writes faults that found every durable file at its last synced length');
+  // Evidence recorded before lostBytes existed: derived from the lengths, as before.
+  write({ f910: { cuts: cuts(100, 100).cuts }, f911: { cuts: cuts(200, 150).cuts } });
+  t.match(renderReport(dir), '1 of the 2 lost-unsynced-writes faults that found every durable file at its last synced length');
 });

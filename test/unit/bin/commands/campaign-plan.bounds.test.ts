@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { campaignText } from '../../../../campaigns/probe-text.ts';
 
 // Issue 29 item 3, through the CLI: each probe of `campaign plan` ends with exit 254 and a
 // message naming the file, line and field (or the file), within 5 s and 300 MB of memory.
@@ -26,24 +27,6 @@ export function runBounded(args: string[], cwd = repo) {
   const ms = Date.now() - started;
   const [rss, user, sys] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, ms, cpuMs: Math.round((user! + sys!) * 1000), rssKB: rss! };
-}
-
-/** A valid campaign's text with its sections replaced by `parts` (whole YAML lines each). */
-export function campaignText(parts: { workload?: string; gate?: string; engine?: string; faults?: string; compositions?: string; schedule?: string } = {}): string {
-  return [
-    'name: probe',
-    'seed: "s"',
-    'rig: { kind: local }',
-    parts.engine ?? 'engine: { name: clink, mutant: none }',
-    parts.workload ?? 'workload: { rate: 300, partitions: 4, keys: 50000, checkpointIntervalS: 6, soakS: 300 }',
-    parts.gate ?? 'gate: { deadlineS: 60, fault: worker-kill }',
-    parts.faults ?? 'faults:\n  - { kind: worker-kill, count: 2 }',
-    parts.compositions ?? 'compositions: []',
-    parts.schedule ?? 'schedule: { startAfterS: 10, spacingS: 15 }',
-    'deadlines: { recoveryS: 60, drainS: 45, recountS: 30, sampleStuckS: 45 }',
-    'oracle: { sampleIntervalS: 5 }',
-    '',
-  ].join('\n');
 }
 
 let n = 0;
