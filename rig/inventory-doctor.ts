@@ -7,6 +7,8 @@
  * - iptables: with the `statistic` and `comment` matches (packet loss, tagged partition rules);
  * - faketime: libfaketime on engine hosts, when the campaign schedules clock steps;
  * - disk: free space in `dataDir` (or its nearest existing parent) against DISK_NEEDS;
+ * - disk-full: on a host the campaign's disk-full faults target, the state directory on a
+ *   filesystem of its own (rig/disk.ts ownFilesystemRefusal; the fault refuses otherwise);
  * - clock: the host's wall clock against the operations host's, within CLOCK_BOUND_MS;
  * - ports: each port the host's roles will listen on is free (or held by the rig itself).
  *
@@ -17,7 +19,9 @@
  */
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
+import { mountProbeCommand, ownFilesystemRefusalFrom } from './disk.ts';
 import { parseJavaMajor } from './doctor.ts';
+import { hostStateDir, MAX_FILL_BYTES } from './state-fs.ts';
 import { shQuote } from './process.ts';
 import type { Remote } from './remote.ts';
 import { SEAWEEDFS_PORTS, STORE_CONSOLE_PORT, STORE_PORT } from './store.ts';
@@ -74,6 +78,8 @@ export interface InventoryNeeds {
   /** The engines whose needs are checked (one for a campaign; none for a bare `rig up`). */
   engines: readonly EngineHostNeeds[];
   clockSteps: boolean;
+  /** Hosts the campaign's disk-full faults fill: each must have its state directory on a filesystem of its own ('*': every worker). */
+  diskFullTargets?: readonly string[];
 }
 
 /** The ports the rig itself (Kafka, the store) listens on, by the store it runs. */
@@ -94,7 +100,7 @@ export function rigPorts(store: StoreKind): PortNeed[] {
 
 export interface HostCheck {
   host: string;
-  check: 'ssh' | 'java' | 'iptables' | 'faketime' | 'disk' | 'clock' | 'ports';
+  check: 'ssh' | 'java' | 'iptables' | 'faketime' | 'disk' | 'disk-full' | 'clock' | 'ports';
   ok: boolean;
   detail: string;
   /** What to do, when not ok. */
@@ -241,14 +247,16 @@ export function parseCmdlines(text: string): Map<number, string> {
 }
 
 /** What one host needs: Java for whom, the disk, faketime, the ports. */
-export function hostNeeds(host: Pick<HostSpec, 'roles'>, needs: InventoryNeeds): { javaFor: string[]; diskBytes: number; faketime: boolean; ports: PortNeed[] } {
+export function hostNeeds(host: Pick<HostSpec, 'name' | 'roles'>, needs: InventoryNeeds): { javaFor: string[]; diskBytes: number; faketime: boolean; ports: PortNeed[]; diskFull: boolean } {
   const has = (roles: readonly Role[]) => host.roles.some((r) => roles.includes(r));
   const engineHost = has(['worker', 'coordinator']);
   const javaFor = [...(has(['broker']) ? ['Kafka'] : []), ...needs.engines.filter((e) => has(e.javaRoles)).map((e) => e.engine)];
   const all = [...rigPorts(needs.store), ...needs.engines.flatMap((e) => e.ports)];
   const seen = new Set<number>();
   const ports = all.filter((p) => host.roles.includes(p.role) && !seen.has(p.port) && (seen.add(p.port), true));
-  return { javaFor, diskBytes: host.roles.reduce((s, r) => s + DISK_NEEDS[r], 0), faketime: needs.clockSteps && engineHost, ports };
+  const t = needs.diskFullTargets ?? [];
+  const diskFull = t.includes(host.name) || (t.includes('*') && host.roles.includes('worker'));
+  return { javaFor, diskBytes: host.roles.reduce((s, r) => s + DISK_NEEDS[r], 0), faketime: needs.clockSteps && engineHost, ports, diskFull };
 }
 
 /** One line per host and check: `PASS host check: detail` or `FAIL host check: detail -- fix: ...`. */
@@ -293,6 +301,17 @@ export async function checkHost(remote: Remote, needs: InventoryNeeds, now: () =
   const df = await remote.exec(`d=${d}; while [ ! -d "$d" ]; do d=$(dirname "$d"); done; echo "$d"; df -B1 --output=avail "$d" 2>&1`, { check: false });
   const [measured = '', ...dfLines] = df.stdout.split('\n');
   add('disk', judgeDisk(dfLines.join('\n'), host.dataDir, measured.trim(), want.diskBytes, host.roles));
+  if (want.diskFull) {
+    const dir = hostStateDir(host);
+    const probe = await remote.exec(mountProbeCommand(dir), { check: false });
+    const refused = ownFilesystemRefusalFrom(dir, probe.stdout);
+    add(
+      'disk-full',
+      refused
+        ? { ok: false, detail: `the campaign fills ${dir} here, and ${refused.replace(`${dir} `, 'it ')}`, fix: `mount a filesystem of its own (at most ${MAX_FILL_BYTES / GiB} GiB) at ${dir}, or target disk-full elsewhere` }
+        : { ok: true, detail: `${dir} is on a filesystem of its own (${probe.stdout.split('\n')[0]!.trim()})` },
+    );
+  }
   const ss = await remote.exec(`ss -ltnpH 2>&1; echo ${SEP}; for p in $(ss -ltnpH 2>/dev/null | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u); do printf '%s\\t' "$p"; tr '\\0' ' ' < /proc/$p/cmdline 2>/dev/null; echo; done`, { check: false });
   const [listeners = '', pids = ''] = ss.stdout.split(`${SEP}\n`);
   const listed = listeners.split('\n').every((l) => !l.trim() || l.startsWith('LISTEN'));

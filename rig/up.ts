@@ -116,7 +116,7 @@ export async function rigUp(opts: RigUpOptions = {}): Promise<RigState> {
       const hosts = readInventory(opts.inventory);
       log(`inventory ${opts.inventory}: ${hosts.length} hosts`);
       // doctor --inventory first: a host that lacks something stops the run here, named with its fix, before anything is touched.
-      const doctor = await checkInventory(hosts, { store: opts.store ?? 'minio', engines: opts.needs?.engines ?? [], clockSteps: opts.needs?.clockSteps ?? false }, remoteFor);
+      const doctor = await checkInventory(hosts, { engines: [], clockSteps: false, ...opts.needs, store: opts.store ?? 'minio' }, remoteFor);
       assertInventoryReady(doctor, opts.inventory);
       log(`doctor: ${doctor.checks.length} checks passed on ${hosts.length} hosts`);
       const state = await deployServices(hosts, 'inventory', log, opts.store);

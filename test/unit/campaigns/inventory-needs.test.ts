@@ -17,6 +17,8 @@ t.test('from real campaigns: store, engine, clock steps', async (t) => {
   t.equal(needs.clockSteps, plan.some((f) => f.kind === 'clock-step'));
   t.equal(inventoryNeedsOf(quick, [{ kind: 'clock-step' }]).clockSteps, true);
   t.equal(inventoryNeedsOf(quick, [{ kind: 'worker-kill' }]).clockSteps, false);
+  t.same(inventoryNeedsOf(quick, [{ kind: 'disk-full', target: 'app-a' }, { kind: 'disk-full', target: 'app-a' }, { kind: 'disk-full' }]).diskFullTargets, ['app-a', '*'], 'the hosts disk-full fills');
+  t.equal(inventoryNeedsOf(quick, [{ kind: 'worker-kill', target: 'app-a' }]).diskFullTargets, undefined);
   const flink = loadForEngine(path.join(repo, 'campaigns/flink-quick.yaml')).campaign;
   t.same(inventoryNeedsOf(flink, []).engines.map((e) => e.engine), ['Flink']);
 });

@@ -120,7 +120,7 @@ const spec = (name: string, roles: HostSpec['roles'], dataDir = '/srv/clink'): H
 t.test("each host's needs from its roles, the store and the engines", async (t) => {
   const flink: InventoryNeeds = { store: 'minio', engines: [ENGINE_HOST_NEEDS.flink!], clockSteps: true };
   const clink: InventoryNeeds = { store: 'seaweedfs', engines: [ENGINE_HOST_NEEDS.clink!], clockSteps: false };
-  t.same(hostNeeds(spec('b', ['broker']), clink), { javaFor: ['Kafka'], diskBytes: DISK_NEEDS.broker, faketime: false, ports: rigPorts('seaweedfs').filter((p) => p.role === 'broker') });
+  t.same(hostNeeds(spec('b', ['broker']), clink), { javaFor: ['Kafka'], diskBytes: DISK_NEEDS.broker, faketime: false, ports: rigPorts('seaweedfs').filter((p) => p.role === 'broker'), diskFull: false });
   t.same(hostNeeds(spec('w', ['worker']), clink).javaFor, [], 'a Clink worker runs on the uploaded Node: no Java');
   t.same(hostNeeds(spec('w', ['worker']), flink).javaFor, ['Flink']);
   t.equal(hostNeeds(spec('w', ['worker']), flink).faketime, true, 'clock steps: libfaketime on engine hosts');
@@ -133,7 +133,7 @@ t.test("each host's needs from its roles, the store and the engines", async (t) 
 });
 
 /** A Remote that answers each read-only command with a captured output (or as told). */
-function fakeRemote(host: HostSpec, answers: Partial<Record<'date' | 'java' | 'iptables' | 'ls' | 'df' | 'ss', string>>, opts: { unreachable?: string } = {}): Remote & { commands: string[] } {
+function fakeRemote(host: HostSpec, answers: Partial<Record<'date' | 'java' | 'iptables' | 'ls' | 'df' | 'ss' | 'mounts', string>>, opts: { unreachable?: string } = {}): Remote & { commands: string[] } {
   const commands: string[] = [];
   const ok = (stdout: string): ExecResult => ({ code: 0, stdout, stderr: '' });
   return {
@@ -147,6 +147,7 @@ function fakeRemote(host: HostSpec, answers: Partial<Record<'date' | 'java' | 'i
       if (cmd.startsWith('java ')) return ok(answers.java ?? fx('java-version-17.txt'));
       if (cmd.startsWith('iptables ')) return ok(answers.iptables ?? `${fx('iptables-statistic-help.txt')}@@clink-qual-doctor@@\n${fx('iptables-comment-help.txt')}`);
       if (cmd.startsWith('ls ')) return ok(answers.ls ?? '');
+      if (cmd.startsWith('d=') && cmd.includes('findmnt')) return ok(answers.mounts ?? fx('mount-probe-local-rig-state.txt'));
       if (cmd.startsWith('d=')) return ok(answers.df ?? `${host.dataDir}\n${fx('df-avail-tmp.txt')}`);
       if (cmd.startsWith('ss ')) return ok(answers.ss ?? `${fx('ss-ltnH.txt')}@@clink-qual-doctor@@\n`);
       throw new Error(`unexpected command ${cmd}`);
@@ -181,3 +182,20 @@ t.test('one host checked through a Remote: read-only commands, one result a chec
   t.equal(gone[0]!.check, 'ssh');
   t.match(gone[0]!.fix, /pin its host key in \/kh/);
 });
+
+t.test("disk-full targets: the state directory's own filesystem, checked only where the campaign fills", async (t) => {
+  const needs: InventoryNeeds = { store: 'minio', engines: [ENGINE_HOST_NEEDS.clink!], clockSteps: false, diskFullTargets: ['worker-a'] };
+  t.equal(hostNeeds(spec('worker-a', ['worker']), needs).diskFull, true);
+  t.equal(hostNeeds(spec('worker-b', ['worker']), needs).diskFull, false);
+  t.equal(hostNeeds(spec('worker-b', ['worker']), { ...needs, diskFullTargets: ['*'] }).diskFull, true, "'*': every worker");
+  t.equal(hostNeeds(spec('c', ['coordinator']), { ...needs, diskFullTargets: ['*'] }).diskFull, false);
+
+  const onRoot = await checkHost(fakeRemote(spec('worker-a', ['worker']), { mounts: fx('mount-probe-srv-on-root.txt') }), needs);
+  const line = renderInventoryDoctor({ ok: false, checks: onRoot.filter((c) => c.check === 'disk-full') });
+  t.equal(line, "FAIL worker-a disk-full: the campaign fills /srv/clink/state here, and it is on the root filesystem (/): filling it would fill the machine's own disk; mount a filesystem of its own at /srv/clink/state or above it -- fix: mount a filesystem of its own (at most 1 GiB) at /srv/clink/state, or target disk-full elsewhere");
+  const own = await checkHost(fakeRemote(spec('worker-a', ['worker']), {}), needs);
+  t.same(own.filter((c) => c.check === 'disk-full').map((c) => c.ok), [true]);
+  const other = await checkHost(fakeRemote(spec('worker-b', ['worker']), { mounts: fx('mount-probe-srv-on-root.txt') }), needs);
+  t.same(other.filter((c) => c.check === 'disk-full'), [], 'a host no disk-full fault fills is not asked');
+});
+
