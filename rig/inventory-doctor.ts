@@ -9,7 +9,8 @@
  * - disk: free space in `dataDir` (or its nearest existing parent) against DISK_NEEDS;
  * - disk-full: on a host the campaign's disk-full faults target, the state directory on a
  *   filesystem of its own (rig/disk.ts ownFilesystemRefusal; the fault refuses otherwise);
- * - clock: the host's wall clock against the operations host's, within CLOCK_BOUND_MS;
+ * - clock: the host's wall clock against the operations host's (the reading with the shortest
+ *   of CLOCK_SAMPLES round trips), not certainly further than CLOCK_BOUND_MS;
  * - ports: each port the host's roles will listen on is free (or held by the rig itself).
  *
  * Every remote command only reads (`java -version`, `iptables -m statistic --help`, `df`,
@@ -179,15 +180,29 @@ export function clockOffset(remoteNs: string, sentMs: number, receivedMs: number
   return { offsetMs: remoteMs - (sentMs + receivedMs) / 2, uncertaintyMs: (receivedMs - sentMs) / 2 };
 }
 
-/** The clock check from the host's `date +%s%N` and the operations host's clock around it. */
+/**
+ * The clock check from the host's `date +%s%N` and the operations host's clock around it.
+ * Refused when the host's clock is certainly further than the bound: |offset| minus the
+ * measurement's uncertainty (half the round trip) above boundMs. A slow round trip cannot
+ * refuse a host whose clock may be right; its detail says how loosely it was measured.
+ */
 export function judgeClock(remoteNs: string, sentMs: number, receivedMs: number, boundMs = CLOCK_BOUND_MS): Verdict {
   const o = clockOffset(remoteNs, sentMs, receivedMs);
   if (!o) return { ok: false, detail: `cannot read the host's clock (date +%s%N said ${JSON.stringify(remoteNs.trim())})`, fix: 'install GNU coreutils date' };
   const side = o.offsetMs >= 0 ? 'ahead of' : 'behind';
-  const detail = `${Math.abs(o.offsetMs).toFixed(0)} ms ${side} the operations host (±${o.uncertaintyMs.toFixed(0)} ms); bound ${boundMs} ms`;
-  if (Math.abs(o.offsetMs) <= boundMs) return { ok: true, detail };
+  const loose = o.uncertaintyMs > boundMs ? '; measured too loosely to refuse anything closer (a slow round trip)' : '';
+  const detail = `${Math.abs(o.offsetMs).toFixed(0)} ms ${side} the operations host (±${o.uncertaintyMs.toFixed(0)} ms); bound ${boundMs} ms${loose}`;
+  if (Math.abs(o.offsetMs) - o.uncertaintyMs <= boundMs) return { ok: true, detail };
   return { ok: false, detail, fix: 'sync the clocks of this host and the operations host (chrony or systemd-timesyncd against the same NTP server)' };
 }
+
+/** Of several clock readings, the one with the shortest round trip (the tightest bound on the offset, as NTP picks). */
+export function bestClockSample<T extends { sentMs: number; receivedMs: number }>(samples: readonly T[]): T | undefined {
+  return samples.reduce<T | undefined>((best, x) => (!best || x.receivedMs - x.sentMs < best.receivedMs - best.sentMs ? x : best), undefined);
+}
+
+/** How many times the clock is read (the shortest round trip counts). */
+export const CLOCK_SAMPLES = 3;
 
 /** One listening socket from `ss -ltnH` / `ss -ltnpH`: its port, address and (with -p) the pids holding it. */
 export interface Listener {
@@ -281,10 +296,14 @@ export async function checkHost(remote: Remote, needs: InventoryNeeds, now: () =
     add('ssh', { ok: false, detail: (err as Error).message.split('\n')[0]!, fix: `make ${host.address}:${host.ssh.port} reachable as ${host.ssh.user} with the key ${host.ssh.privateKeyPath}, and pin its host key in ${host.ssh.knownHostsPath} (ssh-keyscan -p ${host.ssh.port} ${host.address}, checked against the host's own fingerprint)` });
     return out;
   }
-  const sent = now();
-  const clock = await remote.exec('date +%s%N', { check: false });
-  const received = now();
-  add('clock', judgeClock(clock.stdout, sent, received));
+  const samples: { stdout: string; sentMs: number; receivedMs: number }[] = [];
+  for (let i = 0; i < CLOCK_SAMPLES; i++) {
+    const sentMs = now();
+    const r = await remote.exec('date +%s%N', { check: false });
+    samples.push({ stdout: r.stdout, sentMs, receivedMs: now() });
+  }
+  const best = bestClockSample(samples)!;
+  add('clock', judgeClock(best.stdout, best.sentMs, best.receivedMs));
 
   if (want.javaFor.length) {
     const r = await remote.exec('java -version 2>&1', { check: false });

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { QualError } from '../../../lib/errors.ts';
 import {
-  assertInventoryReady, checkHost, CLOCK_BOUND_MS, clockOffset, DISK_NEEDS, hostNeeds, judgeClock, judgeDisk, judgeFaketime, judgeIptables, judgeJava, judgePorts, parseCmdlines, parseDfAvail, parseListeners,
+  assertInventoryReady, bestClockSample, checkHost, CLOCK_BOUND_MS, clockOffset, DISK_NEEDS, hostNeeds, judgeClock, judgeDisk, judgeFaketime, judgeIptables, judgeJava, judgePorts, parseCmdlines, parseDfAvail, parseListeners,
   renderInventoryDoctor, rigPorts, type InventoryNeeds,
 } from '../../../rig/inventory-doctor.ts';
 import type { ExecResult, Remote } from '../../../rig/remote.ts';
@@ -84,6 +84,13 @@ t.test('clock: the offset against the midpoint of the round trip, refused beyond
   t.match(behind.fix, /chrony/);
   t.equal(judgeClock('1000000000510000000', 1_000_000_000_000, 1_000_000_000_000).ok, false, 'just over the bound');
   t.equal(judgeClock('1000000000500000000', 1_000_000_000_000, 1_000_000_000_000).ok, true, 'at the bound');
+  // Measured on this machine through a loaded local sshd: 946 ms "ahead" of itself, round trip 1,894 ms.
+  const slow = judgeClock('1000000000946000000', 1_000_000_000_000 - 947, 1_000_000_000_000 + 947);
+  t.equal(slow.ok, true, 'a slow round trip cannot refuse a clock that may be right');
+  t.match(slow.detail, /±947 ms\); bound 500 ms; measured too loosely/);
+  t.equal(judgeClock('1000000003000000000', 1_000_000_000_000 - 900, 1_000_000_000_000 + 900).ok, false, '3 s off is certain even at ±900 ms');
+  t.same(bestClockSample([{ sentMs: 0, receivedMs: 900 }, { sentMs: 1000, receivedMs: 1040 }, { sentMs: 2000, receivedMs: 2300 }]), { sentMs: 1000, receivedMs: 1040 });
+  t.equal(bestClockSample([]), undefined);
   // This machine's own clock, read as the check reads it: within a few ms of itself.
   const sent = Date.now();
   const own = judgeClock(`${BigInt(Date.now()) * 1_000_000n}`, sent, Date.now());
