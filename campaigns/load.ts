@@ -72,14 +72,6 @@ type Role = CampaignHost['roles'][number];
 /** Which host roles each fault kind may target, and its default targets: from each kind's package (chaos/kinds.ts). */
 const TARGET_ROLES: Record<FaultKind, { roles: Role[]; what: string; defaultRoles: Role[] }> = Object.fromEntries(Object.entries(FAULT_SPECS).map(([k, spec]) => [k, spec.targets])) as Record<FaultKind, { roles: Role[]; what: string; defaultRoles: Role[] }>;
 
-function roleOfName(name: string): Role | undefined {
-  if (/^worker-\d+$/.test(name)) return 'worker';
-  if (/^broker-\d+$/.test(name)) return 'broker';
-  if (name === 'coordinator') return 'coordinator';
-  if (name === 'store') return 'store';
-  return undefined;
-}
-
 /** The schedule a campaign that gives none gets: the schema's `schedule` default (campaigns/schema.json), the quick campaign's. */
 export const DEFAULT_SCHEDULE: { readonly startAfterS: number; readonly spacingS: number } = (
   JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as { properties: { schedule: { default: { startAfterS: number; spacingS: number } } } }
@@ -220,7 +212,7 @@ function schemaProblems(errors: ErrorObject[], data: unknown, doc: Document, lc:
         break;
       case 'pattern':
         message = e.schemaPath.includes('hostName')
-          ? `${JSON.stringify(e.data)} is not a rig host name (worker-N, broker-N, coordinator or store)`
+          ? `${JSON.stringify(e.data)} is not a host name (lower-case letters, digits and dashes, at most 31: worker-N, broker-N, coordinator, store, or an inventory's name)`
           : `${JSON.stringify(e.data)} must be lower case letters, digits, '.', '_' or '-'`;
         break;
       case 'oneOf':
@@ -265,8 +257,9 @@ function meaningProblems(data: RawCampaign, doc: Document, lc: LineCounter, file
     const rule = TARGET_ROLES[f.kind];
     const fitting = hosts ? hosts.filter((h) => h.roles.some((r) => rule.roles.includes(r))).map((h) => h.name) : [];
     const allowed = `${f.kind} targets ${rule.what}${fitting.length ? `: ${fitting.join(', ')}` : ''}`;
-    (f.targets ?? []).forEach((t, j) => {
-      const role = hosts ? hosts.find((h) => h.name === t)?.roles : [roleOfName(t)].filter((r): r is Role => !!r);
+    // hosts is unknown only when the inventory file is missing, a problem at rig.file already: targets wait for it.
+    if (hosts) (f.targets ?? []).forEach((t, j) => {
+      const role = hosts.find((h) => h.name === t)?.roles;
       if (!role || role.length === 0) {
         add([...base, 'targets', j], `'${t}' is not a host of this rig (${allowed})`);
       } else if (!role.some((r) => rule.roles.includes(r))) {

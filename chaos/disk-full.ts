@@ -4,13 +4,18 @@
  * makes there fails with ENOSPC, possibly half-way through a record. A correct engine either
  * stops loudly or goes on correctly; it never resumes from a silently truncated history.
  *
+ * On an inventory host the fault refuses (FaultNotLanded, nothing written) unless the state
+ * directory sits on a filesystem of its own: its mount point is not / and not the one holding
+ * /var or /home (rig/disk.ts ownFilesystemRefusal). `doctor --inventory --campaign` checks the
+ * same before the run. The local rig's hosts each have a tmpfs there, and are not asked.
+ *
  * Landing evidence: the filesystem has no space left and a write probe fails with ENOSPC.
  * Heal: the ballast is removed (evidence: the probe writes again), and any engine process on
  * the host that stopped itself meanwhile is started again, recorded as `restarted` — that is
  * the "stop loudly" branch, and its log says why it stopped.
  */
 import { undoBallast } from '../rig/dead-man.ts';
-import { BALLAST_PREFIX, fillFilesystem, freeFilesystem } from '../rig/disk.ts';
+import { BALLAST_PREFIX, fillFilesystem, freeFilesystem, ownFilesystemCheck } from '../rig/disk.ts';
 import { hostStateDir } from '../rig/state-fs.ts';
 import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
 
@@ -30,6 +35,12 @@ export const diskFull: FaultPackage = {
     if (!spec) throw new FaultNotLanded(`no host named ${host} in the rig`);
     const dir = hostStateDir(spec);
     const remote = ctx.remote(host);
+    // A real machine's disk is never filled: on an inventory host the state directory must sit on a
+    // filesystem of its own (not the one holding /, /var or /home). The local rig's hosts each have a tmpfs there.
+    if (ctx.rig.kind === 'inventory') {
+      const refused = await ownFilesystemCheck(remote, dir);
+      if (refused) throw new FaultNotLanded(`${host}: refused: ${refused}`, { host, dir, refused });
+    }
     const before = (await ctx.engine.processes()).filter((p) => p.host === host);
     let filled;
     try {

@@ -77,3 +77,45 @@ export async function freeFilesystem(remote: Remote, dir: string, faultId?: stri
   const usage = await fsUsage(remote, dir).catch(() => ({ sizeBytes: 0, availBytes: 0 }));
   return { dir, removed, availAfter: usage.availBytes, probeError: await writeProbe(remote, dir) };
 }
+
+/**
+ * Whether a directory sits on a filesystem of its own, from findmnt's answers: `dirMount`
+ * is the mount point holding the directory (`findmnt -n -o TARGET -T DIR`), `systemMounts`
+ * the mount points holding /, /var and /home. Filling a filesystem that holds one of those
+ * fills the machine's own disk (logs, package state, users' files): refused. Returns why,
+ * or null when the directory's filesystem is its own.
+ */
+export function ownFilesystemRefusal(dir: string, dirMount: string, systemMounts: Readonly<Record<'/' | '/var' | '/home', string>>): string | null {
+  const mount = firstLine(dirMount);
+  if (!mount.startsWith('/')) return `cannot tell which filesystem holds ${dir} (findmnt said ${JSON.stringify(dirMount.trim())})`;
+  if (mount === '/') return `${dir} is on the root filesystem (/): filling it would fill the machine's own disk; mount a filesystem of its own at ${dir} or above it`;
+  for (const [sys, m] of Object.entries(systemMounts)) {
+    if (firstLine(m) === mount) return `${dir} is on the filesystem mounted at ${mount}, which holds ${sys}: filling it would fill the machine's own disk; mount a filesystem of its own at ${dir} or above it`;
+  }
+  return null;
+}
+
+function firstLine(s: string): string {
+  return s.trim().split('\n')[0]!.trim();
+}
+
+const MOUNT_SEP = '@@clink-qual-mount@@';
+
+/** The shell that prints the mount point of `dir` (or of its nearest existing parent), then those of /, /var and /home: read-only. */
+export function mountProbeCommand(dir: string): string {
+  const where = (d: string) => `findmnt -n -o TARGET -T ${d} 2>/dev/null || stat -c %m ${d} 2>&1`;
+  return `d=${shQuote(dir)}; while [ ! -e "$d" ]; do d=$(dirname "$d"); done; ${where('"$d"')}; ${['/', '/var', '/home'].map((s) => `echo ${MOUNT_SEP}; ${where(s)}`).join('; ')}`;
+}
+
+/** ownFilesystemRefusal from mountProbeCommand's output. */
+export function ownFilesystemRefusalFrom(dir: string, probeOutput: string): string | null {
+  const [dirMount = '', root = '', varMount = '', home = ''] = probeOutput.split(`${MOUNT_SEP}\n`);
+  return ownFilesystemRefusal(dir, dirMount, { '/': root, '/var': varMount, '/home': home });
+}
+
+/** Why filling `dir` on this host is refused (it shares the machine's own disk), or null when its filesystem is its own. */
+export async function ownFilesystemCheck(remote: Remote, dir: string): Promise<string | null> {
+  const r = await remote.exec(mountProbeCommand(dir), { check: false });
+  return ownFilesystemRefusalFrom(dir, r.stdout);
+}
+

@@ -62,6 +62,8 @@ export function parseInventory(text: string, file: string): HostSpec[] {
       if (!list) fail(root, 'hosts', 'is required (a list of hosts)');
       else if (!isSeq(list)) fail(list, 'hosts', 'must be a list');
       else {
+        // hosts[k] is the inventory's hosts[listIndex[k]] (a host that does not parse is left out).
+        const listIndex: number[] = [];
         list.items.forEach((item, i) => {
           const at = `hosts[${i}]`;
           if (!isMap(item)) {
@@ -69,17 +71,27 @@ export function parseInventory(text: string, file: string): HostSpec[] {
             return;
           }
           const h = parseHost(item as YAMLMap, at, baseDir, fail);
-          if (h) hosts.push(h);
+          if (h) {
+            hosts.push(h);
+            listIndex.push(i);
+          }
         });
         const seen = new Map<string, number>();
         const disks = new Map<string, number>();
-        hosts.forEach((h, i) => {
-          if (seen.has(h.name)) fail((list.items[i] as YAMLMap).get('name', true), `hosts[${i}].name`, `duplicate host name '${h.name}' (also hosts[${seen.get(h.name)}])`);
+        hosts.forEach((h, k) => {
+          const i = listIndex[k]!;
+          const item = list.items[i] as YAMLMap;
+          if (seen.has(h.name)) fail(item.get('name', true), `hosts[${i}].name`, `duplicate host name '${h.name}' (also hosts[${seen.get(h.name)}])`);
           else seen.set(h.name, i);
           // Two hosts on one machine with one dataDir would wipe each other's data (rig install clears <dataDir>/minio-data).
           const disk = `${h.address}\0${h.dataDir}`;
-          if (disks.has(disk)) fail((list.items[i] as YAMLMap).get('dataDir', true), `hosts[${i}].dataDir`, `hosts[${disks.get(disk)}] has the same address (${h.address}) and dataDir (${h.dataDir}): each host needs a dataDir of its own`);
-          else disks.set(disk, i);
+          if (disks.has(disk)) fail(item.get('dataDir', true), `hosts[${i}].dataDir`, `hosts[${disks.get(disk)}] has the same address (${h.address}) and dataDir (${h.dataDir}): each host needs a dataDir of its own`);
+          else {
+            // One inside the other on one machine: the outer host's clean-up would reach into the inner one's data.
+            const o = hosts.findIndex((x, m) => m < k && x.address === h.address && (x.dataDir.startsWith(`${h.dataDir}/`) || h.dataDir.startsWith(`${x.dataDir}/`)));
+            if (o >= 0) fail(item.get('dataDir', true), `hosts[${i}].dataDir`, `hosts[${listIndex[o]}] has the same address (${h.address}) and its dataDir (${hosts[o]!.dataDir}) and this one (${h.dataDir}) lie one inside the other: each host needs a dataDir of its own`);
+            disks.set(disk, i);
+          }
         });
         if (!problems.length) {
           const count = (r: Role) => hosts.filter((h) => h.roles.includes(r)).length;
@@ -115,20 +127,44 @@ export function isHostAddress(s: string): boolean {
 
 /**
  * System directories a dataDir may not be (the rig removes and recreates things under its
- * dataDir, e.g. `rm -rf <dataDir>/minio-data`): the root's top-level system folders, and
+ * dataDir, e.g. `rm -rf <dataDir>/minio-data`): the root, its top-level system folders, and
  * /home, /usr/local, /var/lib, /var/log themselves. A folder inside one of them
- * (/opt/clink-qual, /home/qa/clink, /var/lib/clink-qual) is fine.
+ * (/opt/clink-qual, /home/qa/clink, /var/lib/clink-qual) is fine, except inside SYSTEM_TREES.
  */
 export const SYSTEM_DIRS: readonly string[] = [
-  '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib32', '/lib64', '/libx32', '/media', '/mnt', '/opt', '/proc', '/root', '/run', '/sbin', '/srv', '/sys', '/tmp', '/usr', '/var',
+  '/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/lib32', '/lib64', '/libx32', '/media', '/mnt', '/opt', '/proc', '/root', '/run', '/sbin', '/srv', '/sys', '/tmp', '/usr', '/var',
   '/usr/bin', '/usr/lib', '/usr/local', '/usr/sbin', '/usr/share', '/var/lib', '/var/log', '/var/tmp',
 ];
 
-/** A dataDir reaches shell commands: an absolute path of [A-Za-z0-9._-] segments, none '.' or '..', and no system directory. */
+/**
+ * Trees no dataDir may sit anywhere inside: the kernel's own filesystems (/proc, /sys, /dev:
+ * no disk at all), the boot files, the configuration and the system's programs and libraries.
+ */
+export const SYSTEM_TREES: readonly string[] = ['/proc', '/sys', '/dev', '/boot', '/etc', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/usr/bin', '/usr/sbin', '/usr/lib'];
+
+/**
+ * Why a dataDir is refused, or null when it is fine. The path is first read as the system
+ * reads it (`/etc/`, `//etc`, `/opt/../etc` are /etc), so a system directory is named as
+ * such however it is spelled; then it must be an absolute path of [A-Za-z0-9._-] segments,
+ * none '.' or '..', with no trailing slash, since it reaches shell commands as written.
+ */
+export function dataDirProblem(s: string): string | null {
+  if (s.startsWith('/')) {
+    const seen = path.posix.normalize(s).replace(/(.)\/+$/, '$1');
+    const own = 'use a folder of its own (e.g. /opt/clink-qual or /srv/clink)';
+    if (SYSTEM_DIRS.includes(seen)) return `is the system directory ${seen}: the rig deletes and recreates things under its dataDir; ${own}`;
+    const tree = SYSTEM_TREES.find((d) => seen.startsWith(`${d}/`));
+    if (tree) return `is inside the system directory ${tree}: the rig writes and deletes things under its dataDir; ${own}`;
+  }
+  if (!/^(\/[A-Za-z0-9._-]+)+$/.test(s) || s.split('/').slice(1).some((seg) => seg === '.' || seg === '..')) {
+    return "must be an absolute path of letters, digits, '.', '_' and '-' (no '.' or '..' segment, no '//', no trailing /)";
+  }
+  return null;
+}
+
+/** A dataDir the rig may use: see dataDirProblem. */
 export function isSafeDataDir(s: string): boolean {
-  if (!/^(\/[A-Za-z0-9._-]+)+$/.test(s)) return false;
-  if (SYSTEM_DIRS.includes(s)) return false;
-  return s.split('/').slice(1).every((seg) => seg !== '.' && seg !== '..');
+  return dataDirProblem(s) === null;
 }
 
 function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown, field: string, message: string, fallback?: number) => void): HostSpec | null {
@@ -138,7 +174,7 @@ function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown
     if (!known.has(k)) fail(pair.key, `${at}.${k}`, `unknown field (expected one of: ${[...known].join(', ')})`);
   }
   let ok = true;
-  const str = (map: YAMLMap, key: string, field: string, opts: { required?: boolean; pattern?: RegExp; test?: (v: string) => boolean; patternMsg?: string } = {}): string | undefined => {
+  const str = (map: YAMLMap, key: string, field: string, opts: { required?: boolean; pattern?: RegExp; test?: (v: string) => boolean; patternMsg?: string; problem?: (v: string) => string | null } = {}): string | undefined => {
     const node = map.get(key, true) as YamlNode | undefined;
     if (node === undefined || (isScalar(node) && node.value === null)) {
       if (opts.required ?? true) {
@@ -157,11 +193,17 @@ function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown
       ok = false;
       return undefined;
     }
+    const problem = opts.problem?.(node.value);
+    if (problem) {
+      fail(node, field, problem);
+      ok = false;
+      return undefined;
+    }
     return node.value;
   };
   const name = str(m, 'name', `${at}.name`, { pattern: /^[a-z0-9][a-z0-9-]{0,30}$/, patternMsg: 'must be lower-case letters, digits and dashes (at most 31)' });
   const address = str(m, 'address', `${at}.address`, { test: isHostAddress, patternMsg: 'must be an IPv4 or IPv6 address or a host name (letters, digits, dashes and dots)' });
-  const dataDir = str(m, 'dataDir', `${at}.dataDir`, { test: isSafeDataDir, patternMsg: "must be an absolute path of letters, digits, '.', '_' and '-' (no '..', no trailing /), and not a system directory (/, /etc, /usr, /var, /home...: the rig deletes things under it)" });
+  const dataDir = str(m, 'dataDir', `${at}.dataDir`, { problem: dataDirProblem });
 
   const roles: Role[] = [];
   const rolesNode = m.get('roles', true) as YamlNode | undefined;

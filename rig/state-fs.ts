@@ -7,7 +7,8 @@
  * at <dataDir>/state (registered in the teardown journal the moment it is mounted). A tmpfs
  * survives every process death the campaigns inflict; only the rig's own teardown ends it.
  * On an inventory rig <dataDir>/state is whatever filesystem holds it, and the disk-full
- * fault refuses to fill one larger than MAX_FILL_BYTES (it would fill a real disk).
+ * fault refuses to fill one larger than MAX_FILL_BYTES, or one that is not its own (the
+ * filesystem of /, /var or /home: rig/disk.ts ownFilesystemRefusal): it would fill a real disk.
  */
 import type { HostSpec } from './types.ts';
 

@@ -12,6 +12,7 @@ import { uploadFile } from './deploy.ts';
 import { removeRuntimeFiles } from './down.ts';
 import { component, node as currentNode, readManifest, storeComponent } from './install.ts';
 import { readInventory } from './inventory.ts';
+import { assertInventoryReady, checkInventory, type InventoryNeeds } from './inventory-doctor.ts';
 import { recordPid } from './journal.ts';
 import { deployKafka, KAFKA_SERVICE, type BrokerNode } from './kafka.ts';
 import { BRIDGE, checkLocalPreconditions, clearLocal, createLocalHosts, namespaceOf, SUBNET } from './local.ts';
@@ -27,6 +28,12 @@ export const NODE_RELATIVE_PATH = 'bin/node';
 
 export interface RigUpOptions {
   inventory?: string;
+  /**
+   * For an inventory: what the run will need of its hosts (the engine's Java and ports,
+   * libfaketime for clock steps), checked with the rig's own needs before anything is touched
+   * (rig/inventory-doctor.ts). Without it only the rig's own needs (Kafka, the store) are checked.
+   */
+  needs?: Omit<InventoryNeeds, 'store'>;
   /** The store to run on the store host (default minio). */
   store?: StoreKind;
   log?: (line: string) => void;
@@ -108,6 +115,10 @@ export async function rigUp(opts: RigUpOptions = {}): Promise<RigState> {
     if (opts.inventory) {
       const hosts = readInventory(opts.inventory);
       log(`inventory ${opts.inventory}: ${hosts.length} hosts`);
+      // doctor --inventory first: a host that lacks something stops the run here, named with its fix, before anything is touched.
+      const doctor = await checkInventory(hosts, { engines: [], clockSteps: false, ...opts.needs, store: opts.store ?? 'minio' }, remoteFor);
+      assertInventoryReady(doctor, opts.inventory);
+      log(`doctor: ${doctor.checks.length} checks passed on ${hosts.length} hosts`);
       const state = await deployServices(hosts, 'inventory', log, opts.store);
       writeState(state);
       return state;

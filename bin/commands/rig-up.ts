@@ -13,7 +13,10 @@ operations host is 10.231.0.1), with its own sshd and its own disk under
 ${stateDir()}/hosts/<name>. A rig left by an earlier (killed) run is cleared first.
 
 With --inventory FILE, the hosts are the machines the YAML file names (see rig/inventory.ts
-for the format); their host keys must already be in the known-hosts file it names.
+for the format); their host keys must already be in the known-hosts file it names. It runs
+'doctor --inventory FILE' first (Java for Kafka, iptables, free disk in dataDir, clock sync,
+the rig's ports) and stops on a failure, naming the host and the fix, before anything is
+touched. 'campaign run' on an inventory checks its engine's and clock steps' needs too.
 
 Either way everything after that goes over SSH: Kafka (KRaft, 3 combined nodes) on the
 brokers, the S3 store with bucket clink-qual on the store host (MinIO, or SeaweedFS with

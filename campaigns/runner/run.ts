@@ -32,6 +32,7 @@ import { readRigState, readStoreCredentials } from '../../rig/state.ts';
 import { STALE_UPLOADS_EXPIRY, storeKindOf } from '../../rig/store.ts';
 import type { RigState } from '../../rig/types.ts';
 import { rigUp, switchStore } from '../../rig/up.ts';
+import { inventoryNeedsOf } from '../inventory-needs.ts';
 import { applyOverrides, describeOverrides, noOverrides, type OverriddenCampaign, type Overrides } from '../overrides.ts';
 import { campaignForMutant, loadForEngine } from '../per-mutant.ts';
 import { formatPlanJson, planCampaign } from '../plan.ts';
@@ -153,7 +154,7 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
   let rig: RigState;
   const storeKind = campaign.store ?? 'minio';
   const inventory = opts.inventory ?? (campaign.rig.kind === 'inventory' ? campaign.rig.file : undefined);
-  if (inventory) rig = await rigUp({ inventory, store: storeKind, log });
+  if (inventory) rig = await rigUp({ inventory, store: storeKind, needs: inventoryNeedsOf(campaign, plan), log });
   else {
     try {
       rig = readRigState();

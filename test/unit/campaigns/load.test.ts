@@ -1,4 +1,6 @@
 import t from 'tap';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCampaign, parseCampaign } from '../../../campaigns/load.ts';
@@ -129,6 +131,45 @@ t.test('inventory rigs: the file must exist, targets are checked by role', async
   t.match(got[0]!, /^inv\.yaml:3: rig\.file: inventory file not found: /);
   t.same(problems(() => parseCampaign('name: inv\nseed: s\nrig: { kind: inventory }\nworkload: { rate: 1, soakS: 100 }\nfaults: [ { kind: worker-kill } ]\nschedule: { spacingS: 10 }\n', 'inv.yaml')), [
     'inv.yaml:3: rig.file: required field is missing',
+  ]);
+});
+
+t.test("inventory rigs: targets are the inventory's hosts and roles, not the standard names", async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-load-inventory-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const host = (name: string, role: string, address: string, dataDir = '/srv/clink') =>
+    `  - name: ${name}\n    address: ${address}\n    roles: [${role}]\n    ssh: { user: root, key: id, knownHosts: known }\n    dataDir: ${dataDir}\n`;
+  const hosts = [host('app-a', 'worker', '10.9.0.1'), host('app-b', 'worker', '10.9.0.2'), host('ctl', 'coordinator', '10.9.0.3'), host('kafka-a', 'broker', '10.9.0.4'), host('s3', 'store', '10.9.0.5')];
+  const writeInventory = (text: string) => writeFileSync(path.join(dir, 'hosts.yaml'), text);
+  const campaign = (faults: string) => `name: inv\nseed: s\nrig: { kind: inventory, file: hosts.yaml }\nworkload: { rate: 1, soakS: 100 }\nfaults:\n${faults}schedule: { spacingS: 10 }\n`;
+  const file = path.join(dir, 'inv.yaml');
+
+  writeInventory(`hosts:\n${hosts.join('')}`);
+  const ok = parseCampaign(campaign('  - { kind: worker-kill }\n  - { kind: partition, targets: [kafka-a], durationS: 5 }\n  - { kind: store-outage, durationS: 5 }\n'), file);
+  t.same(ok.rig, { kind: 'inventory', file: path.join(dir, 'hosts.yaml') });
+  t.same(ok.faults.map((f) => f.targets), [['app-a', 'app-b'], ['kafka-a'], ['s3']], "accepted: names of the inventory's own, default targets its hosts of the fault's roles");
+
+  t.same(problems(() => parseCampaign(campaign('  - { kind: worker-kill, targets: [worker-1] }\n  - { kind: broker-restart, targets: [app-a] }\n'), file)), [
+    `${file}:6: faults[0].targets[0]: 'worker-1' is not a host of this rig (worker-kill targets workers: app-a, app-b)`,
+    `${file}:7: faults[1].targets[0]: 'app-a' cannot be a broker-restart target (broker-restart targets brokers: kafka-a)`,
+  ], 'a standard name the inventory lacks is refused, and a host of the wrong role');
+  t.same(problems(() => parseCampaign(campaign('  - { kind: worker-kill, targets: [App_A] }\n'), file)), [
+    `${file}:6: faults[0].targets[0]: "App_A" is not a host name (lower-case letters, digits and dashes, at most 31: worker-N, broker-N, coordinator, store, or an inventory's name)`,
+  ]);
+
+  // The inventory's own refusals reach the campaign at rig.file, each naming the inventory's file, line and field.
+  writeInventory(`hosts:\n${hosts.slice(0, 4).join('')}${host('s3', 'store', '10.9.0.4')}`);
+  t.same(problems(() => parseCampaign(campaign('  - { kind: worker-kill }\n'), file)), [
+    `${file}:3: rig.file: the inventory is not valid: hosts.yaml:26: hosts[4].dataDir: hosts[3] has the same address (10.9.0.4) and dataDir (/srv/clink): each host needs a dataDir of its own`,
+  ], 'two hosts sharing an address and a dataDir');
+  writeInventory(`hosts:\n${hosts.slice(0, 4).join('')}${host('s3', 'store', '10.9.0.5', '/var/')}`);
+  t.same(problems(() => parseCampaign(campaign('  - { kind: worker-kill }\n'), file)), [
+    `${file}:3: rig.file: the inventory is not valid: hosts.yaml:26: hosts[4].dataDir: is the system directory /var: the rig deletes and recreates things under its dataDir; use a folder of its own (e.g. /opt/clink-qual or /srv/clink)`,
+  ], 'a system directory as dataDir');
+
+  // On the local rig an inventory's name is no host: the standard names stand.
+  t.same(problems(() => parseCampaign(campaign('  - { kind: worker-kill, targets: [app-a] }\n').replace('{ kind: inventory, file: hosts.yaml }', '{ kind: local }'), file)), [
+    `${file}:6: faults[0].targets[0]: 'app-a' is not a host of this rig (worker-kill targets workers: worker-1, worker-2, worker-3)`,
   ]);
 });
 

@@ -1,7 +1,7 @@
 /** The inventory parser: valid files parse; malformed ones name file, line and field. No rig needed. */
 import t from 'tap';
 import { QualError } from '../../../lib/errors.ts';
-import { parseInventory } from '../../../rig/inventory.ts';
+import { dataDirProblem, parseInventory } from '../../../rig/inventory.ts';
 
 const host = (name: string, role: string, port = '22') => `  - name: ${name}
     address: 10.0.0.${name.length}
@@ -93,21 +93,67 @@ t.test('dataDir: an absolute path of safe characters only', async (t) => {
   for (const ok of ['/opt/cq', '/var/lib/clink-qual', '/srv/cq_1/data.d']) {
     t.equal(parseInventory(withValue('dataDir', ok), '/tmp/x/inventory.yaml')[0]!.dataDir, ok, ok);
   }
-  for (const bad of ['opt/cq', '/opt/cq/', '/', '/opt/$(reboot)', '/opt/a;b', '/opt/a b', '/opt/`id`', '/opt/../etc', '/opt/./x', '/opt//x', '/opt/*', '/opt/a\\b']) {
+  // '/' and '/opt/../etc' are refused as system directories (the next test)
+  for (const bad of ['opt/cq', 'etc', '/opt/cq/', '/opt/$(reboot)', '/opt/a;b', '/opt/a b', '/opt/`id`', '/opt/x/../cq', '/opt/./x', '/opt//x', '/opt/*', '/opt/a\\b']) {
     const err = errorOf(withValue('dataDir', bad));
     t.equal(err.code, 'BAD_INPUT_FILE', bad);
     t.match(err.message, /inventory\.yaml:\d+: hosts\[0\]\.dataDir: must be an absolute path of letters, digits/, bad);
   }
 });
 
-t.test('a system directory as dataDir, or two hosts sharing an address and a dataDir, are refused at the field', async (t) => {
-  for (const dir of ['/etc', '/usr', '/var', '/home', '/root', '/proc', '/usr/local']) {
-    const err = errorOf(valid.replace('dataDir: /opt/cq-w1', `dataDir: ${dir}`));
-    t.equal(err.code, 'BAD_INPUT_FILE');
-    t.match(err.message, /^inventory\.yaml:10: hosts\[0\]\.dataDir: must be an absolute path .*not a system directory/, dir);
+t.test('a system directory as dataDir is refused at the field, however it is spelled', async (t) => {
+  const cases: [string, string][] = [
+    ['/', '/'],
+    ['/etc', '/etc'],
+    ['/usr', '/usr'],
+    ['/var', '/var'],
+    ['/proc', '/proc'],
+    ['/sys', '/sys'],
+    ['/dev', '/dev'],
+    ['/boot', '/boot'],
+    ['/bin', '/bin'],
+    ['/sbin', '/sbin'],
+    ['/lib', '/lib'],
+    ['/root', '/root'],
+    ['/home', '/home'],
+    ['/usr/local', '/usr/local'],
+    ['/var/lib', '/var/lib'],
+    // the same directories written with trailing slashes, doubled slashes, '.' or '..'
+    ['/etc/', '/etc'],
+    ['/var//', '/var'],
+    ['//etc', '/etc'],
+    ['/opt/../etc', '/etc'],
+    ['/usr/local/..', '/usr'],
+    ['/home/qa/../..', '/'],
+    ['/./root', '/root'],
+    ['/opt/cq/../../usr/lib/', '/usr/lib'],
+  ];
+  for (const [dir, seen] of cases) {
+    const err = errorOf(withValue('dataDir', dir));
+    t.equal(err.code, 'BAD_INPUT_FILE', dir);
+    t.equal(err.message, `inventory.yaml:10: hosts[0].dataDir: is the system directory ${seen}: the rig deletes and recreates things under its dataDir; use a folder of its own (e.g. /opt/clink-qual or /srv/clink)`, dir);
   }
-  t.equal(parseInventory(valid.replace('dataDir: /opt/cq-w1', 'dataDir: /home/qa/clink'), '/tmp/x/inventory.yaml')[0]!.dataDir, '/home/qa/clink', 'a folder inside one is fine');
+  for (const [dir, tree] of [['/proc/cq', '/proc'], ['/sys/fs/cq', '/sys'], ['/dev/shm/cq', '/dev'], ['/etc/clink-qual', '/etc'], ['/boot/cq', '/boot'], ['/usr/lib/cq', '/usr/lib'], ['/opt/../etc/cq', '/etc']] as const) {
+    const err = errorOf(withValue('dataDir', dir));
+    t.equal(err.message, `inventory.yaml:10: hosts[0].dataDir: is inside the system directory ${tree}: the rig writes and deletes things under its dataDir; use a folder of its own (e.g. /opt/clink-qual or /srv/clink)`, dir);
+  }
+  for (const ok of ['/home/qa/clink', '/var/lib/clink-qual', '/srv/clink', '/opt/clink-qual', '/usr/local/clink-qual', '/mnt/data/cq', '/etcetera/cq']) {
+    t.equal(parseInventory(withValue('dataDir', ok), '/tmp/x/inventory.yaml')[0]!.dataDir, ok, `${ok}: a folder of its own inside (or beside) a system directory is fine`);
+  }
+  t.equal(dataDirProblem('/opt/cq'), null);
+  t.match(dataDirProblem('/opt/cq/') ?? '', /^must be an absolute path/, 'a trailing slash on a folder that is not a system one: refused as written');
+});
+
+t.test('two hosts sharing an address and a dataDir, or with one dataDir inside the other, are refused at the field', async (t) => {
   // w1, b1 and s1 share the address 10.0.0.2: one dataDir for two of them would mix their data.
-  const err = errorOf(valid.replace('dataDir: /opt/cq-b1', 'dataDir: /opt/cq-w1'));
-  t.match(err.message, /^inventory\.yaml:\d+: hosts\[2\]\.dataDir: hosts\[0\] has the same address \(10\.0\.0\.2\) and dataDir \(\/opt\/cq-w1\): each host needs a dataDir of its own/);
+  const same = valid.replace('dataDir: /opt/cq-b1', 'dataDir: /opt/cq-w1');
+  const err = errorOf(same);
+  const line = same.split('\n').findIndex((l, i, all) => l.includes('dataDir: /opt/cq-w1') && all.slice(0, i).some((x) => x.includes('dataDir: /opt/cq-w1'))) + 1;
+  t.equal(err.message, `inventory.yaml:${line}: hosts[2].dataDir: hosts[0] has the same address (10.0.0.2) and dataDir (/opt/cq-w1): each host needs a dataDir of its own`);
+  const nested = errorOf(valid.replace('dataDir: /opt/cq-s1', 'dataDir: /opt/cq-w1/store'));
+  t.match(nested.message, /^inventory\.yaml:\d+: hosts\[3\]\.dataDir: hosts\[0\] has the same address \(10\.0\.0\.2\) and its dataDir \(\/opt\/cq-w1\) and this one \(\/opt\/cq-w1\/store\) lie one inside the other/);
+  // The same dataDir at different addresses (separate machines) is the usual case and fine; so is a sibling folder.
+  const coordDir = parseInventory(valid.replace('dataDir: /opt/cq-coord', 'dataDir: /opt/cq-w1'), '/tmp/x/inventory.yaml');
+  t.equal(coordDir[1]!.dataDir, '/opt/cq-w1', 'coord (10.0.0.5) may use the dataDir w1 (10.0.0.2) uses');
+  t.equal(parseInventory(valid.replace('dataDir: /opt/cq-s1', 'dataDir: /opt/cq-w1x'), '/tmp/x/inventory.yaml')[3]!.dataDir, '/opt/cq-w1x', 'a name that only starts like another is not inside it');
 });
