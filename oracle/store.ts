@@ -90,25 +90,39 @@ export class ObjectStore {
 
   /** Every object under the prefix (ListObjectsV2, paginated), in key order: the visible ones, and the keys of the hidden ones. */
   async listAll(prefix: string): Promise<{ visible: ListedObject[]; hidden: string[] }> {
-    const out: ListedObject[] = [];
+    const visible: ListedObject[] = [];
     const hidden: string[] = [];
     let token: string | undefined;
     do {
-      let res;
-      try {
-        res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }), {
-          abortSignal: AbortSignal.timeout(this.#timeoutMs),
-        });
-      } catch (err) {
-        throw storeError(`list s3://${this.bucket}/${prefix}`, err);
-      }
-      for (const o of res.Contents ?? []) {
-        if (isHiddenKey(o.Key!)) hidden.push(o.Key!);
-        else out.push({ key: o.Key!, etag: normEtag(o.ETag), size: Number(o.Size ?? 0) });
-      }
-      token = res.IsTruncated ? res.NextContinuationToken : undefined;
+      const page = await this.listPage(prefix, token);
+      visible.push(...page.visible);
+      hidden.push(...page.hidden);
+      token = page.next;
     } while (token);
-    return { visible: out, hidden };
+    return { visible, hidden };
+  }
+
+  /**
+   * One page of the listing (up to 1,000 objects, in key order): its visible objects, the keys
+   * of its hidden ones (isHiddenKey), and the token of the next page, if there is one.
+   */
+  async listPage(prefix: string, token?: string): Promise<{ visible: ListedObject[]; hidden: string[]; next?: string }> {
+    let res;
+    try {
+      res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }), {
+        abortSignal: AbortSignal.timeout(this.#timeoutMs),
+      });
+    } catch (err) {
+      throw storeError(`list s3://${this.bucket}/${prefix}`, err);
+    }
+    const visible: ListedObject[] = [];
+    const hidden: string[] = [];
+    for (const o of res.Contents ?? []) {
+      if (isHiddenKey(o.Key!)) hidden.push(o.Key!);
+      else visible.push({ key: o.Key!, etag: normEtag(o.ETag), size: Number(o.Size ?? 0) });
+    }
+    const next = res.IsTruncated ? res.NextContinuationToken : undefined;
+    return next ? { visible, hidden, next } : { visible, hidden };
   }
 
   /** The object's bytes, or null when it does not exist (any more). */
@@ -166,4 +180,51 @@ export async function mapLimit<T, R>(items: readonly T[], concurrency: number, f
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
   if (failed !== undefined) throw failed;
   return out;
+}
+
+/**
+ * Runs fn over the items of pages that arrive one after another (a paginated listing), at
+ * most `concurrency` in flight, starting on the first page's items while the later pages are
+ * still being fetched. At the first failure (of fn or of the pages) it takes no new item,
+ * waits for those in flight, and throws that failure. Resolves to the number of items.
+ */
+export async function forEachPaged<T>(pages: AsyncIterable<readonly T[]>, concurrency: number, fn: (item: T) => Promise<void>): Promise<number> {
+  const queue: T[] = [];
+  let head = 0;
+  let listed = false;
+  let failed: unknown;
+  const waiting: (() => void)[] = [];
+  const wake = () => {
+    for (const w of waiting.splice(0)) w();
+  };
+  const lister = (async () => {
+    try {
+      for await (const page of pages) {
+        if (failed !== undefined) return;
+        for (const item of page) queue.push(item);
+        wake();
+      }
+    } catch (err) {
+      failed ??= err;
+    } finally {
+      listed = true;
+      wake();
+    }
+  })();
+  const worker = async () => {
+    while (failed === undefined) {
+      if (head < queue.length) {
+        const item = queue[head++]!;
+        try {
+          await fn(item);
+        } catch (err) {
+          failed ??= err;
+        }
+      } else if (listed) return;
+      else await new Promise<void>((r) => waiting.push(r));
+    }
+  };
+  await Promise.all([lister, ...Array.from({ length: Math.max(1, concurrency) }, worker)]);
+  if (failed !== undefined) throw failed;
+  return queue.length;
 }
