@@ -138,6 +138,9 @@ t.test('get: a 200 is the body and the ETag, from a signed path-style GET', asyn
   const h = seen.at(-1)!;
   t.match(h.authorization, /^AWS4-HMAC-SHA256 Credential=AKID\/\d{8}\/us-east-1\/s3\/aws4_request, SignedHeaders=host;x-amz-checksum-mode;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/);
   t.equal(h['x-amz-checksum-mode'], 'ENABLED');
+  t.equal(h['x-amz-content-sha256'], createHash('sha256').digest('hex'), "an empty body's payload hash, as the SDK signs a GET");
+  await store.get("p/a b!'()*.jsonl");
+  t.equal(urls.at(-1), '/bkt/p/a%20b%21%27%28%29%2A.jsonl', "the key encoded as the SDK's GetObject encodes it");
 });
 
 t.test('get: a chunked body without a Content-Length is read whole', async (t) => {
