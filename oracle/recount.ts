@@ -13,8 +13,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { LedgerEntry, Recount } from '../lib/evidence.ts';
 import { retry } from '../lib/retry.ts';
 import { Generator } from './generator.ts';
-import { ObjectStore, mapLimit, type StoreSettings } from './store.ts';
-import { EventTally, judgeBody } from './tally.ts';
+import { ObjectStore, forEachPaged, type ListedObject, type StoreSettings } from './store.ts';
+import { EventTally, judgeBody, type BodyJudgement } from './tally.ts';
 import type { FindingsCollector } from './findings.ts';
 import { JudgePool, defaultJudgeWorkers } from './judge-pool.ts';
 import type { OracleSettings } from './run-settings.ts';
@@ -28,7 +28,8 @@ export interface RecountOptions {
   requestTimeoutMs?: number;
   /** Attempts per request before giving up (transient errors only). Default 5. */
   attempts?: number;
-  onProgress?: (objectsDone: number, objectsTotal: number) => void;
+  /** After each object: objects judged, and objects listed so far (the listing runs beside the GETs). */
+  onProgress?: (objectsDone: number, objectsListed: number) => void;
   /** Keeps each object's runs and problems for findings.jsonl (oracle/findings.ts). */
   collector?: FindingsCollector;
   /**
@@ -38,6 +39,12 @@ export interface RecountOptions {
    */
   judgeWorkers?: number;
 }
+
+/**
+ * Bytes of fetched bodies waiting for a judge worker at most: past it, the GETs wait for
+ * the judges. Bounds the memory of the pipeline, not its results.
+ */
+export const JUDGE_BACKLOG_BYTES = 64 * 1024 * 1024;
 
 export interface RecountResult {
   recount: Recount;
@@ -72,24 +79,62 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
   const workers = o.judgeWorkers ?? defaultJudgeWorkers();
   const pool = workers > 0 ? new JudgePool(s, workers) : undefined;
   try {
-    const { visible: listed, hidden } = await withRetry(attempts, () => store.listAll(s.prefix));
+    // The pipeline: the listing's pages feed the GETs as they arrive (pipelined listing);
+    // a GET slot hands its body to a judge worker and fetches the next object at once, so
+    // the GETs in flight stay at the concurrency while the workers judge (up to
+    // JUDGE_BACKLOG_BYTES of bodies waiting); the marking stays on this thread.
     let done = 0;
+    let listedSoFar = 0;
+    const hidden: string[] = [];
     const current = new Map<string, { etag: string; size: number }>();
-    await mapLimit(listed, o.concurrency ?? 16, async (obj) => {
+    const mark = (key: string, size: number, b: BodyJudgement) => {
+      const j = tally.addJudged(key, size, b);
+      o.collector?.add(key, b);
+      if (j.firstProblem && findings.length < 100) findings.push(j.firstProblem);
+      if (j.duplicates && findings.length < 100) findings.push(`${key}: ${j.duplicates} duplicate line(s)`);
+      o.onProgress?.(++done, listedSoFar);
+    };
+    const judging = new Set<Promise<void>>();
+    let backlog = 0;
+    let judgeFailed: unknown;
+    async function* pages(): AsyncGenerator<ListedObject[]> {
+      let token: string | undefined;
+      do {
+        const t = token;
+        const page = await withRetry(attempts, () => store.listPage(s.prefix, t));
+        listedSoFar += page.visible.length;
+        hidden.push(...page.hidden);
+        yield page.visible;
+        token = page.next;
+      } while (token);
+    }
+    await forEachPaged(pages(), o.concurrency ?? 16, async (obj) => {
+      while (pool && backlog > JUDGE_BACKLOG_BYTES && judgeFailed === undefined) await Promise.race(judging);
+      if (judgeFailed !== undefined) throw judgeFailed;
       const got = await withRetry(attempts, () => store.get(obj.key));
       if (!got) {
         findings.push(`${obj.key}: listed but gone before it could be read`);
         return;
       }
       current.set(obj.key, { etag: got.etag, size: got.size });
-      // With a pool, the body is handed to a worker (and detached here); the marking stays here.
-      const b = pool ? await pool.judge(obj.key, got.body) : judgeBody(tally.gen, obj.key, got.body);
-      const j = tally.addJudged(obj.key, got.size, b);
-      o.collector?.add(obj.key, b);
-      if (j.firstProblem && findings.length < 100) findings.push(j.firstProblem);
-      if (j.duplicates && findings.length < 100) findings.push(`${obj.key}: ${j.duplicates} duplicate line(s)`);
-      o.onProgress?.(++done, listed.length);
+      if (!pool) return mark(obj.key, got.size, judgeBody(tally.gen, obj.key, got.body));
+      // The body is handed to a worker (and detached here); the slot goes on to the next GET.
+      const size = got.size;
+      backlog += size;
+      const judged: Promise<void> = pool
+        .judge(obj.key, got.body)
+        .then((b) => mark(obj.key, size, b))
+        .catch((err: unknown) => {
+          judgeFailed ??= err;
+        })
+        .finally(() => {
+          backlog -= size;
+          judging.delete(judged);
+        });
+      judging.add(judged);
     });
+    while (judging.size > 0) await Promise.all([...judging]);
+    if (judgeFailed !== undefined) throw judgeFailed;
     if (o.ledgerPath && existsSync(o.ledgerPath)) {
       for (const [key, e] of readJudgedLedger(o.ledgerPath)) {
         const now = current.get(key);

@@ -11,10 +11,26 @@
  * spans checkpoints as `<dir>/_<part name>_tmp_<uuid>` beside the output and deletes it once
  * the part is committed (the wide job profile, engine/flink/profiles.ts); judged as output,
  * its lines would be duplicates and its deletion a mutation. Clink writes no such names.
+ *
+ * The listing goes through the SDK's S3 client; a GET, the oracle's one per-object call,
+ * does not: it is the SDK's own SigV4 signer (@smithy/signature-v4) and HTTP handler
+ * (@smithy/node-http-handler) without the client's middleware stack, which cost about
+ * 0.4 ms of client CPU a GET, about half of what a GET cost beyond reading its bytes
+ * (docs/qualification/oracle-flat.md). What the middleware did for a GET is done here:
+ * path-style URL, 404 -> null, 403/400 -> PRECONDITION, anything else retryable, a body
+ * shorter than its Content-Length retryable, and the store's full-object checksum of the
+ * body (x-amz-checksum-mode: ENABLED) checked, a mismatch retryable (checkBodyChecksum).
  */
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { crc32 } from 'node:zlib';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { Sha256 } from '@smithy/core/checksum';
+import { extendedEncodeURIComponent } from '@smithy/core/protocols';
+import { HttpRequest } from '@smithy/core/transport';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { QualError } from '../lib/errors.ts';
 
 export interface StoreSettings {
@@ -47,15 +63,65 @@ export function isHiddenKey(key: string): boolean {
   return name.startsWith('_') || name.startsWith('.');
 }
 
-export function makeS3Client(s: StoreSettings): S3Client {
+/** The store's keep-alive agent: sockets kept for parallel requests (maxSockets, default 64). */
+function storeAgent(s: StoreSettings): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: s.maxSockets ?? 64 });
+}
+
+export function makeS3Client(s: StoreSettings, agent: http.Agent = storeAgent(s)): S3Client {
   return new S3Client({
     endpoint: s.endpoint,
     region: s.region ?? 'us-east-1',
     forcePathStyle: true,
     credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
     maxAttempts: 1,
-    requestHandler: { httpAgent: new http.Agent({ keepAlive: true, maxSockets: s.maxSockets ?? 64 }), connectionTimeout: s.requestTimeoutMs ?? 10_000 },
+    requestHandler: { httpAgent: agent, connectionTimeout: s.requestTimeoutMs ?? 10_000 },
   });
+}
+
+/**
+ * The full-object checksums of a GET's response that the oracle checks against the body, in
+ * the SDK's order of preference, each as the store sends it (base64 of the digest). A value
+ * with a part count (`…-3`) is a multipart object's checksum of checksums, not of the body:
+ * it is left alone, as the SDK leaves it.
+ */
+const BODY_CHECKSUMS: readonly { header: string; of: (body: Buffer) => string }[] = [
+  { header: 'x-amz-checksum-sha256', of: (b) => createHash('sha256').update(b).digest('base64') },
+  { header: 'x-amz-checksum-sha1', of: (b) => createHash('sha1').update(b).digest('base64') },
+  {
+    header: 'x-amz-checksum-crc32',
+    of: (b) => {
+      const d = Buffer.alloc(4);
+      d.writeUInt32BE(crc32(b));
+      return d.toString('base64');
+    },
+  },
+];
+
+/**
+ * Checks the body against the first full-object checksum the response carries (SHA-256,
+ * SHA-1 or CRC32; CRC32C and CRC64NVME are not checked). Returns the mismatch, or null when
+ * the body matches or no checksum applies.
+ */
+export function checkBodyChecksum(headers: Record<string, string | undefined>, body: Buffer): string | null {
+  for (const c of BODY_CHECKSUMS) {
+    const want = headers[c.header];
+    if (!want) continue;
+    if (/-[1-9]\d*$/.test(want)) return null;
+    const got = c.of(body);
+    return got === want ? null : `${c.header} is ${want}, the body's ${got}`;
+  }
+  return null;
+}
+
+/** The SHA-256 of an empty body: a GET's signed payload hash, as the SDK sends it. */
+const EMPTY_BODY_SHA256 = createHash('sha256').digest('hex');
+
+/** The `<Code>` and `<Message>` of an S3 XML error body, when it has them. */
+function s3ErrorOf(body: string): { code?: string; message?: string } {
+  const code = /<Code>([^<]*)<\/Code>/.exec(body)?.[1];
+  const message = /<Message>([^<]*)<\/Message>/.exec(body)?.[1];
+  return { ...(code ? { code } : {}), ...(message ? { message } : {}) };
 }
 
 /** Strips the quotes S3 puts around ETags. */
@@ -76,11 +142,27 @@ export class ObjectStore {
   readonly client: S3Client;
   readonly bucket: string;
   readonly #timeoutMs: number;
+  readonly #agent: http.Agent;
+  readonly #http: NodeHttpHandler;
+  readonly #signer: SignatureV4;
+  readonly #endpoint: URL;
 
   constructor(settings: StoreSettings, bucket: string) {
-    this.client = makeS3Client(settings);
+    this.#agent = storeAgent(settings);
+    this.client = makeS3Client(settings, this.#agent);
     this.bucket = bucket;
     this.#timeoutMs = settings.requestTimeoutMs ?? 10_000;
+    this.#http = new NodeHttpHandler({ httpAgent: this.#agent, connectionTimeout: this.#timeoutMs });
+    this.#signer = new SignatureV4({
+      credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+      region: settings.region ?? 'us-east-1',
+      service: 's3',
+      sha256: Sha256,
+      // S3: the path is signed as sent (already encoded), not encoded a second time.
+      uriEscapePath: false,
+      applyChecksum: false,
+    });
+    this.#endpoint = new URL(settings.endpoint);
   }
 
   /** Every object under the prefix that a downstream consumer reads (not hidden: isHiddenKey), in key order. */
@@ -90,43 +172,87 @@ export class ObjectStore {
 
   /** Every object under the prefix (ListObjectsV2, paginated), in key order: the visible ones, and the keys of the hidden ones. */
   async listAll(prefix: string): Promise<{ visible: ListedObject[]; hidden: string[] }> {
-    const out: ListedObject[] = [];
+    const visible: ListedObject[] = [];
     const hidden: string[] = [];
     let token: string | undefined;
     do {
-      let res;
-      try {
-        res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }), {
-          abortSignal: AbortSignal.timeout(this.#timeoutMs),
-        });
-      } catch (err) {
-        throw storeError(`list s3://${this.bucket}/${prefix}`, err);
-      }
-      for (const o of res.Contents ?? []) {
-        if (isHiddenKey(o.Key!)) hidden.push(o.Key!);
-        else out.push({ key: o.Key!, etag: normEtag(o.ETag), size: Number(o.Size ?? 0) });
-      }
-      token = res.IsTruncated ? res.NextContinuationToken : undefined;
+      const page = await this.listPage(prefix, token);
+      visible.push(...page.visible);
+      hidden.push(...page.hidden);
+      token = page.next;
     } while (token);
-    return { visible: out, hidden };
+    return { visible, hidden };
+  }
+
+  /**
+   * One page of the listing (up to 1,000 objects, in key order): its visible objects, the keys
+   * of its hidden ones (isHiddenKey), and the token of the next page, if there is one.
+   */
+  async listPage(prefix: string, token?: string): Promise<{ visible: ListedObject[]; hidden: string[]; next?: string }> {
+    let res;
+    try {
+      res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: 1000 }), {
+        abortSignal: AbortSignal.timeout(this.#timeoutMs),
+      });
+    } catch (err) {
+      throw storeError(`list s3://${this.bucket}/${prefix}`, err);
+    }
+    const visible: ListedObject[] = [];
+    const hidden: string[] = [];
+    for (const o of res.Contents ?? []) {
+      if (isHiddenKey(o.Key!)) hidden.push(o.Key!);
+      else visible.push({ key: o.Key!, etag: normEtag(o.ETag), size: Number(o.Size ?? 0) });
+    }
+    const next = res.IsTruncated ? res.NextContinuationToken : undefined;
+    return next ? { visible, hidden, next } : { visible, hidden };
   }
 
   /** The object's bytes, or null when it does not exist (any more). */
   async get(key: string): Promise<FetchedObject | null> {
+    const what = `get s3://${this.bucket}/${key}`;
     const signal = AbortSignal.timeout(this.#timeoutMs);
+    const e = this.#endpoint;
+    let response;
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: signal });
-      const body = await readAll(res.Body as Readable, signal);
-      return { key, etag: normEtag(res.ETag), size: body.length, body };
+      const request = await this.#signer.sign(
+        new HttpRequest({
+          protocol: e.protocol,
+          hostname: e.hostname,
+          ...(e.port ? { port: Number(e.port) } : {}),
+          method: 'GET',
+          path: `${e.pathname.replace(/\/$/, '')}/${this.bucket}/${key.split('/').map(extendedEncodeURIComponent).join('/')}`,
+          headers: { host: e.host, 'x-amz-checksum-mode': 'ENABLED', 'x-amz-content-sha256': EMPTY_BODY_SHA256 },
+        }),
+      );
+      ({ response } = await this.#http.handle(request as HttpRequest, { abortSignal: signal }));
     } catch (err) {
-      const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
-      if (e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404) return null;
-      throw storeError(`get s3://${this.bucket}/${key}`, err);
+      throw storeError(what, err);
     }
+    let body: Buffer;
+    try {
+      body = await readAll(response.body as Readable | undefined, signal);
+    } catch (err) {
+      throw storeError(what, err);
+    }
+    const status = response.statusCode;
+    if (status === 404) return null;
+    if (status < 200 || status >= 300) {
+      const x = s3ErrorOf(body.toString('utf8'));
+      throw storeError(what, { name: x.code ?? `HTTP${status}`, message: x.message ?? (body.length ? body.toString('utf8', 0, 200) : `HTTP ${status}`), $metadata: { httpStatusCode: status } });
+    }
+    const announced = response.headers['content-length'];
+    if (announced !== undefined && Number(announced) !== body.length) {
+      throw storeError(what, { name: 'ShortBody', message: `${body.length} of the ${announced} bytes announced` });
+    }
+    const mismatch = checkBodyChecksum(response.headers, body);
+    if (mismatch) throw storeError(what, { name: 'ChecksumMismatch', message: mismatch });
+    return { key, etag: normEtag(response.headers.etag), size: body.length, body };
   }
 
   destroy(): void {
     this.client.destroy();
+    this.#http.destroy();
+    this.#agent.destroy();
   }
 }
 
@@ -166,4 +292,51 @@ export async function mapLimit<T, R>(items: readonly T[], concurrency: number, f
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
   if (failed !== undefined) throw failed;
   return out;
+}
+
+/**
+ * Runs fn over the items of pages that arrive one after another (a paginated listing), at
+ * most `concurrency` in flight, starting on the first page's items while the later pages are
+ * still being fetched. At the first failure (of fn or of the pages) it takes no new item,
+ * waits for those in flight, and throws that failure. Resolves to the number of items.
+ */
+export async function forEachPaged<T>(pages: AsyncIterable<readonly T[]>, concurrency: number, fn: (item: T) => Promise<void>): Promise<number> {
+  const queue: T[] = [];
+  let head = 0;
+  let listed = false;
+  let failed: unknown;
+  const waiting: (() => void)[] = [];
+  const wake = () => {
+    for (const w of waiting.splice(0)) w();
+  };
+  const lister = (async () => {
+    try {
+      for await (const page of pages) {
+        if (failed !== undefined) return;
+        for (const item of page) queue.push(item);
+        wake();
+      }
+    } catch (err) {
+      failed ??= err;
+    } finally {
+      listed = true;
+      wake();
+    }
+  })();
+  const worker = async () => {
+    while (failed === undefined) {
+      if (head < queue.length) {
+        const item = queue[head++]!;
+        try {
+          await fn(item);
+        } catch (err) {
+          failed ??= err;
+        }
+      } else if (listed) return;
+      else await new Promise<void>((r) => waiting.push(r));
+    }
+  };
+  await Promise.all([lister, ...Array.from({ length: Math.max(1, concurrency) }, worker)]);
+  if (failed !== undefined) throw failed;
+  return queue.length;
 }
