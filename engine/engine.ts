@@ -264,7 +264,7 @@ export interface Engine extends EngineStoreTamper, EngineDurableFiles {
    */
   startedUploads?(): Promise<{ key: string; uploadId: string }[]>;
   /** Multipart uploads still pending under the run's prefix, counted the engine's own way (`method` says how). */
-  pendingUploads?(store: { endpoint: string; region: string; bucket: string }, credentials: StoreCredentials): Promise<{ pending: number; method: string }>;
+  pendingUploads?(store: { endpoint: string; region: string; bucket: string; kind?: string }, credentials: StoreCredentials): Promise<{ pending: number; method: string }>;
   /** Mandatory protocol points this engine cannot reach, each with the reason; still counted as uncovered. */
   readonly faultPointsNotApplicable?: Readonly<Record<string, string>>;
   /** Where each named point sits in the engine and how it is injected, as the report names it. */

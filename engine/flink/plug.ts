@@ -160,8 +160,14 @@ class FlinkEngine extends EngineHosts implements Engine {
   readonly mutants: readonly MutantInfo[] = FLINK_MUTANTS;
   readonly version = FLINK_PINS.flink;
   readonly faultPointInjection = FLINK_FAULT_POINT_INJECTION;
-  readonly sinkMechanism =
-    "Flink's FileSink writes each subtask's part file to S3 as a multipart upload through Flink's S3 RecoverableWriter (a part is uploaded whenever 5 MiB are buffered); at the checkpoint barrier the writer closes the in-progress part file for commit (prepareCommit: the rest uploaded, the upload left open) and its committable goes into the checkpoint; the committer makes the object visible with CompleteMultipartUpload only once that checkpoint is complete, and a restored job commits the checkpoint's committables again.";
+  /** How the sink gets an event into the store, as the deployed profile's rolling policy makes it (the report's lead). */
+  get sinkMechanism(): string {
+    const upload = "Flink's FileSink writes each subtask's part file to S3 as a multipart upload through Flink's S3 RecoverableWriter (a part is uploaded whenever 5 MiB are buffered)";
+    const commit = "the committer makes the object visible with CompleteMultipartUpload only once that checkpoint is complete, and a restored job commits the checkpoint's committables again.";
+    return this.#profile.rolling.policy === 'OnCheckpointRollingPolicy'
+      ? `${upload}; at the checkpoint barrier the writer closes the in-progress part file for commit (prepareCommit: the rest uploaded, the upload left open) and its committable goes into the checkpoint; ${commit}`
+      : `${upload}; a part file rolls by size or time (DefaultRollingPolicy), and at each checkpoint barrier the writer persists the part still open (what is buffered uploaded, its unfinished tail put beside the output as a hidden object, both recorded in the checkpoint so that a restore resumes the same upload) while a part that has rolled is closed for commit and its committable goes into the checkpoint; ${commit}`;
+  }
   /** Read from flink-s3-fs-hadoop 2.2.0's S3Committer.commitAfterRecovery (javap): getObjectMetadata, then getContentLength against the recovered upload's total length. */
   readonly commitCheck =
     "Flink's S3Committer reads the object's metadata and accepts it when its length equals the recovered upload's, so only the size is checked";
@@ -509,7 +515,7 @@ class FlinkEngine extends EngineHosts implements Engine {
    * the run's prefix. MinIO answers that listing from an in-memory cache that a restart of
    * the store empties; the campaigns pause the store (SIGSTOP) and never restart it.
    */
-  async pendingUploads(store: { endpoint: string; region: string; bucket: string }, credentials: StoreCredentials): Promise<{ pending: number; method: string; keys: string[] }> {
+  async pendingUploads(store: { endpoint: string; region: string; bucket: string; kind?: string }, credentials: StoreCredentials): Promise<{ pending: number; method: string; keys: string[] }> {
     const prefix = this.#job?.prefix ?? '';
     const s3 = new S3Client({ endpoint: store.endpoint, region: store.region, forcePathStyle: true, credentials, maxAttempts: 3 });
     const keys: string[] = [];
@@ -525,7 +531,9 @@ class FlinkEngine extends EngineHosts implements Engine {
     } finally {
       s3.destroy();
     }
-    return { pending: keys.length, method: 'ListMultipartUploads on the bucket (empty prefix, MinIO in-memory cache), keys under the run prefix', keys };
+    // MinIO answers the listing from its in-memory cache (said, since a restart empties it); another store as it keeps them.
+    const cache = (store.kind ?? 'minio') === 'minio' ? ', MinIO in-memory cache' : '';
+    return { pending: keys.length, method: `ListMultipartUploads on the bucket (empty prefix${cache}), keys under the run prefix`, keys };
   }
 
   zombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]): ZombieTrail {
