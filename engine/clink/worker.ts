@@ -84,9 +84,14 @@ export class Worker {
   #send(msg: WorkerMessage): void {
     // A snapshot or an error that cannot go out is said in the log: a zombie's late attempt
     // (resumed after the coordinator dropped its connection) is evidence (zombies.json).
-    if (!send(this.#socket, msg) && (msg.type === 'snapshot' || msg.type === 'error')) {
-      this.#log(`clink worker ${this.id}: not sent, no connection to the coordinator: ${describeMessage(msg)}`);
+    if (!send(this.#socket, msg)) {
+      if (msg.type === 'snapshot' || msg.type === 'error') this.#log(`clink worker ${this.id}: not sent, no connection to the coordinator: ${describeMessage(msg)}`);
+      return;
     }
+    // Sent after a silence past the fencing timeout (this process was stopped, or cut off):
+    // the connection may be one the coordinator has already dropped. Said, as the attempt.
+    const silent = Math.round(monotonicMs() - this.#lastHeard);
+    if (msg.type === 'snapshot' && silent > (this.cfg.fencingTimeoutMs ?? 4000)) this.#log(`clink worker ${this.id}: late snapshot, nothing heard from the coordinator for ${silent} ms: ${describeMessage(msg)}`);
   }
 
   #connect(): void {

@@ -5,7 +5,8 @@
  *    its tasks ("fencing (stopping N tasks of epoch E)"); a stopped process cannot, so on
  *    waking it may still hold tasks of an old epoch;
  *  - the connection: the coordinator drops a lost worker's connection ("worker W lost"), so
- *    what the woken process sends on it goes nowhere ("not sent, no connection");
+ *    what the woken process sends on it goes nowhere ("late snapshot, nothing heard …" sent
+ *    into it, then "coordinator connection closed"; or "not sent, no connection");
  *  - the epoch: every redeploy raises it; the worker cancels its older tasks ("cancelled N of
  *    epoch E"), a cancelled task's snapshot is dropped ("dropped, its subtask was
  *    cancelled"), the coordinator ignores a snapshot of another epoch ("ignored a snapshot …
@@ -19,9 +20,9 @@ import { AFTER_RESUME_MS, linesBetween, outcomeOf, type EngineLogFile, type Zomb
 const COORDINATOR = 'coordinator';
 
 /** What a resumed process tried: a point resumed, a message it could not send or that was dropped, a snapshot the coordinator ignored. */
-const ATTEMPT = /resumed after \d+ ms stopped|not sent, no connection|dropped, its subtask was cancelled|ignored a snapshot/;
+const ATTEMPT = /resumed after \d+ ms stopped|late snapshot, nothing heard|not sent, no connection|dropped, its subtask was cancelled|ignored a snapshot/;
 /** What stopped it: its lease, a dropped connection, a cancellation of an older epoch, a message of another epoch ignored. */
-const FENCE = /fencing \(stopping|cancelled [1-9]\d* of epoch|dropped, its subtask was cancelled|ignoring complete\(|ignored a snapshot .* the current epoch is|not sent, no connection/;
+const FENCE = /fencing \(stopping|coordinator connection closed|cancelled [1-9]\d* of epoch|dropped, its subtask was cancelled|ignoring complete\(|ignored a snapshot .* the current epoch is|not sent, no connection/;
 
 /** The epoch a worker's line names last before `beforeMs` ("epoch N: deploy"), the zombie's own epoch. */
 function lastEpoch(logs: readonly EngineLogFile[], host: string, beforeMs: number): number | null {

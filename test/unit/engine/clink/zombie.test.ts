@@ -53,3 +53,31 @@ t.test('lost and replaced, but nothing tried after the resume: no-attempt', asyn
   t.equal(z.outcome, 'no-attempt');
   t.ok(z.fences.length > 0, 'the cancellation is still there');
 });
+
+t.test('the lines of a real run (zombie.yaml, 2026-12-05): stopped at sink.after-prepare, lost, epoch 5 without it, fenced by its lease and the dropped connection', async (t) => {
+  const w1 = `2026-12-05T05:23:23.795Z clink worker worker-1: epoch 4: deploy subtasks [0,3] (cancelled 1 of epoch 3)
+2026-12-05T05:24:12.014Z clink fault point sink.after-prepare: pid 8550 stopping itself (SIGSTOP) at epoch 4, checkpoint 17
+2026-12-05T05:24:27.228Z clink fault point sink.after-prepare: pid 8550 resumed after 15214 ms stopped at epoch 4, checkpoint 17; going on from the point
+2026-12-05T05:24:27.229Z clink worker worker-1: late snapshot, nothing heard from the coordinator for 15250 ms: snapshot of checkpoint 17 (epoch 4, subtask 0, 1 staged upload)
+2026-12-05T05:24:27.237Z clink worker worker-1: coordinator connection closed; reconnecting (attempt 1)
+2026-12-05T05:24:27.237Z clink worker worker-1: no word from the coordinator for 15257 ms: fencing (stopping 2 tasks of epoch 4)
+2026-12-05T05:24:27.739Z clink worker worker-1: connected to coordinator
+2026-12-05T05:24:28.046Z clink worker worker-1: epoch 6: deploy subtasks [0,3] (cancelled 0)
+`;
+  const co = `2026-12-05T05:24:17.741Z clink coordinator: worker worker-1 lost (no heartbeat for 6101 ms)
+2026-12-05T05:24:18.042Z clink coordinator: epoch 5: deploying from checkpoint 16 over [worker-2, worker-3]: worker-2=[0,2] worker-3=[1,3]
+2026-12-05T05:24:27.739Z clink coordinator: worker worker-1 (pid 8550) registered
+2026-12-05T05:24:28.040Z clink coordinator: epoch 6: deploying from checkpoint 18 over [worker-1, worker-2, worker-3]: worker-1=[0,3] worker-2=[1] worker-3=[2]
+`;
+  const z = clinkZombieTrail(
+    { faultId: 'f002', kind: 'protocol-point', host: 'worker-1', pid: 8550, point: 'sink.after-prepare', stoppedAt: '2026-12-05T05:24:12.014Z', resumedAt: '2026-12-05T05:24:27.300Z' },
+    [
+      { host: 'worker-1', path: 'worker-1/out.log', text: w1 },
+      { host: 'coordinator', path: 'coordinator/out.log', text: co },
+    ],
+  );
+  t.equal(z.outcome, 'fenced');
+  t.same(z.token, { before: 'epoch 4', after: 'epoch 5' });
+  t.same(z.attempts.map((a) => a.at), ['2026-12-05T05:24:27.228Z', '2026-12-05T05:24:27.229Z'], 'the resume and its late snapshot of checkpoint 17');
+  t.same(z.fences.map((f) => f.at), ['2026-12-05T05:24:27.237Z', '2026-12-05T05:24:27.237Z'], 'the dropped connection and its own lease');
+});
