@@ -11,6 +11,9 @@
  *    epoch E"), a cancelled task's snapshot is dropped ("dropped, its subtask was
  *    cancelled"), the coordinator ignores a snapshot of another epoch ("ignored a snapshot …
  *    the current epoch is E2"), and a worker ignores a completion of another epoch.
+ * A late commit of a completed checkpoint needs no fence: the restore re-commits the same
+ * uploads, so whichever completion comes second meets NoSuchUpload and verifies the object
+ * ("already completed (NoSuchUpload), the object verified as ours"); that line is an attempt.
  * The lines are the engine's own (engine/clink/worker.ts, coordinator.ts, fault-points.ts).
  */
 import type { TrailLine, ZombieTrail } from '../../lib/evidence.ts';
@@ -20,7 +23,7 @@ import { AFTER_RESUME_MS, linesBetween, outcomeOf, type EngineLogFile, type Zomb
 const COORDINATOR = 'coordinator';
 
 /** What a resumed process tried: a point resumed, a message it could not send or that was dropped, a snapshot the coordinator ignored. */
-const ATTEMPT = /resumed after \d+ ms stopped|late snapshot, nothing heard|not sent, no connection|dropped, its subtask was cancelled|ignored a snapshot/;
+const ATTEMPT = /resumed after \d+ ms stopped|late snapshot, nothing heard|clink sink commit: .* already completed|not sent, no connection|dropped, its subtask was cancelled|ignored a snapshot/;
 /** What stopped it: its lease, a dropped connection, a cancellation of an older epoch, a message of another epoch ignored. */
 const FENCE = /fencing \(stopping|coordinator connection closed|cancelled [1-9]\d* of epoch|dropped, its subtask was cancelled|ignoring complete\(|ignored a snapshot .* the current epoch is|not sent, no connection/;
 

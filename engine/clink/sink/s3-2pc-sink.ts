@@ -607,7 +607,11 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
       if (cls === 'no-such-upload') {
         // Seam: what NoSuchUpload means (correct: already completed; verify the object by HEAD).
         if (seams.onNoSuchUpload) await seams.onNoSuchUpload(seamContext, h);
-        else await verifyCommitted(h);
+        else {
+          await verifyCommitted(h);
+          // Said: a second completion of one upload (a restore's re-commit, or a zombie's late one) met the first.
+          ctx.log(`clink sink commit: subtask=${ctx.subtask} checkpoint=${h.checkpointId} epoch=${h.epoch} key=${h.key}: already completed (NoSuchUpload), the object verified as ours`);
+        }
         return;
       }
       if (cls === 'invalid-part') {

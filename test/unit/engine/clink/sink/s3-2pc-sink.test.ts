@@ -289,6 +289,10 @@ t.test('commit is idempotent: a second completion (NoSuchUpload) resolves by HEA
   t.equal(r.store.count('HeadObject'), 1, 'NoSuchUpload checked by HEAD');
   t.equal(r.store.objects.size, 1);
   t.equal(r.store.objects.get(h.key)!.etag, etag, 'object unchanged');
+  t.ok(
+    r.logs.some((l) => l === `clink sink commit: subtask=2 checkpoint=1 epoch=1 key=${h.key}: already completed (NoSuchUpload), the object verified as ours`),
+    'the second completion is said in the log (a zombie trail reads it)',
+  );
 
   // A fresh sink (a restarted worker) recovering the same handle.
   const r2 = await mkSink({ store: r.store });
