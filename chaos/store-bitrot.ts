@@ -34,7 +34,7 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { pauseService, resumeService } from '../rig/faults.ts';
 import { shQuote } from '../rig/process.ts';
 import type { Remote } from '../rig/remote.ts';
-import { MINIO_SERVICE, STORE_DATA_DIRS } from '../rig/store.ts';
+import { MINIO_SERVICE, minioDataDir, storeDrivesOf } from '../rig/store.ts';
 import { BITROT_VARIANTS, type BitrotVariant } from '../lib/evidence.ts';
 import { patchFile, seededIndex } from './state-corruption.ts';
 import { listAll, storeClient, type StoreObjectRef } from './store-tamper.ts';
@@ -154,7 +154,8 @@ export const storeBitrot: FaultPackage = {
     if (!spec) throw new FaultNotLanded(`no store host ${host} in the rig`);
     const remote = ctx.remote(host);
     const bucket = ctx.rig.store.bucket;
-    const root = `${spec.dataDir}/${STORE_DATA_DIRS.minio}`;
+    // The running layout's data directory (rig.json's store.drives): its drives are found under it.
+    const root = `${spec.dataDir}/${minioDataDir(storeDrivesOf(ctx.rig.store))}`;
     const drives = driveRoots((await remote.exec(`find ${shQuote(root)} -maxdepth 2 -name .minio.sys -type d`, { check: false })).stdout);
     if (drives.length === 0) throw new FaultNotLanded(`no MinIO drive (a directory with .minio.sys) under ${root}`, { host, root });
     const layout = { drives: drives.length, kind: drives.length === 1 ? 'single-drive' : 'erasure' };

@@ -317,7 +317,8 @@ export interface Provenance {
   };
   harness: { node: string; platform: string };
   /** The S3 store the run ran against (the campaign's `store`, as the rig ran it); absent in runs recorded before a campaign could choose. */
-  store?: { name: string; version: string };
+  /** `drives`: MinIO's drive layout (1, or 4 erasure-coded); absent for SeaweedFS and in runs recorded before layouts could be chosen (one drive). */
+  store?: { name: string; version: string; drives?: number };
   /** Store settings the report's caveats cite, e.g. { MINIO_API_STALE_UPLOADS_EXPIRY: '72h' }. */
   storeSettings?: Record<string, string>;
   startedAt: string;

@@ -26,21 +26,26 @@ export function objectsGone(ledgerObjects: number, listed: number | 'no bucket',
 
 /**
  * Why a recount against the rig's store must not run (undefined when it may): the run ran on
- * one store (provenance.json's store.name) and the rig now runs the other, whose data
- * directory does not hold the run's bucket. Runs recorded before campaigns named a store
- * ran on MinIO.
+ * one store (provenance.json's store.name) and the rig now runs the other, or MinIO on the
+ * other drive layout (store.drives: one drive or four; each layout has its own data
+ * directory), which does not hold the run's bucket. Runs recorded before campaigns named a
+ * store ran on MinIO, on one drive.
  */
-export function otherStore(ranOn: string | undefined, running: string): string | undefined {
+export function otherStore(ranOn: string | undefined, running: string, ranDrives = 1, runningDrives = 1): string | undefined {
   const ran = ranOn ?? 'minio';
-  if (ran === running) return undefined;
+  if (ran === running && (ran !== 'minio' || ranDrives === runningDrives)) return undefined;
+  if (ran === running) {
+    const words = (n: number) => (n === 1 ? 'one drive' : `${n} drives`);
+    return `the run ran on MinIO on ${words(ranDrives)} and the rig's MinIO runs on ${words(runningDrives)}: each layout keeps its own data, so the run's objects are not in this one. Switch the rig's store first (a campaign with 'store: { kind: minio, drives: ${ranDrives} }'), then verify again.`;
+  }
   return `the run ran on ${ran} and the rig runs ${running}: each store keeps its own data, so the run's objects are not in this one. Switch the rig's store first ('rig up --store ${ran}', or a campaign with 'store: ${ran}'), then verify again.`;
 }
 
-/** provenance.json's store.name, or undefined (no file, no field). */
-function storeOfRun(runDir: string): string | undefined {
+/** provenance.json's store name and drives, or undefined (no file, no field). */
+function storeOfRun(runDir: string): { name: string; drives: number } | undefined {
   try {
-    const name = (JSON.parse(readFileSync(path.join(runDir, EVIDENCE.provenance.file), 'utf8')) as { store?: { name?: unknown } }).store?.name;
-    return typeof name === 'string' ? name : undefined;
+    const store = (JSON.parse(readFileSync(path.join(runDir, EVIDENCE.provenance.file), 'utf8')) as { store?: { name?: unknown; drives?: unknown } }).store;
+    return typeof store?.name === 'string' ? { name: store.name, drives: typeof store.drives === 'number' ? store.drives : 1 } : undefined;
   } catch {
     return undefined;
   }
@@ -140,9 +145,10 @@ store no longer holds the run: verify says so, recounts nothing and writes nothi
       outPath ??= verifyOutPath(runDir);
       if (!credentials) {
         const { readRigState, readStoreCredentials } = await import('../../rig/state.ts');
-        const { storeKindOf } = await import('../../rig/store.ts');
+        const { storeDrivesOf, storeKindOf } = await import('../../rig/store.ts');
         const rig = readRigState();
-        const wrong = otherStore(storeOfRun(runDir), storeKindOf(rig.store));
+        const ran = storeOfRun(runDir);
+        const wrong = otherStore(ran?.name, storeKindOf(rig.store), ran?.drives ?? 1, storeDrivesOf(rig.store));
         if (wrong) throw new QualError('PRECONDITION', wrong);
         credentials = readStoreCredentials(rig);
       }

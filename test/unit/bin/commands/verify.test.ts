@@ -29,4 +29,7 @@ t.test("a run on one store is not recounted against the other (each keeps its ow
   t.match(msg, /^the run ran on seaweedfs and the rig runs minio/);
   t.match(msg, /rig up --store seaweedfs/, 'says what to do');
   t.match(otherStore(undefined, 'seaweedfs'), /the run ran on minio and the rig runs seaweedfs/);
+  t.equal(otherStore('minio', 'minio', 4, 4), undefined, 'the same MinIO layout');
+  t.match(otherStore('minio', 'minio', 4, 1), /the run ran on MinIO on 4 drives and the rig's MinIO runs on one drive: .*drives: 4/, "MinIO's other drive layout keeps other data");
+  t.match(otherStore(undefined, 'minio', 1, 4), /ran on MinIO on one drive and the rig's MinIO runs on 4 drives/, 'a run from before layouts ran on one drive');
 });
