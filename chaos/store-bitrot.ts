@@ -17,7 +17,10 @@
  *
  * Variants (PlannedFault.variant):
  *  - committed: an object committed a while ago (its LastModified at least
- *    JUDGED_AGE_MS old, so the oracle has judged it);
+ *    JUDGED_AGE_MS old, so the oracle has judged it), held rotten through the recount's
+ *    first pass (LandedFault.holdThroughRecount: the recount must meet it, and
+ *    recount-held.json says what the store answered for it), then healed before the recount
+ *    that decides the verdict;
  *  - staged:    a part of an upload staged and not yet completed (the newest part file
  *    under `.minio.sys/multipart`), which the engine will complete;
  *  - read:      the newest committed object, held rotten for durationS so that the oracle's
@@ -137,7 +140,7 @@ export const storeBitrot: FaultPackage = {
   kind: 'store-bitrot',
   spec: {
     label: "A bit of the object store's own data flipped on its disk (bitrot), then restored",
-    summary: "one bit of a part file under MinIO's data directory (a committed object's, a staged upload's, or an object about to be read) is flipped while MinIO is frozen; the heal writes it back.",
+    summary: "one bit of a part file under MinIO's data directory (a committed object's, a staged upload's, or an object about to be read) is flipped while MinIO is frozen; the heal writes it back (a committed object's after the recount's first pass has met it).",
     colour: '#dbdb8d',
     targets: { roles: ['store'], what: 'the store', defaultRoles: ['store'] },
     fields: { required: ['variant'], optional: ['durationS'] },
@@ -198,8 +201,10 @@ export const storeBitrot: FaultPackage = {
     }
     const answer = key ? await storeAnswer(s3, bucket, key, originalMd5) : { answered: 'not read', why: 'a staged part is read only once its upload is completed and the object is read' };
     ctx.log(`store-bitrot ${variant}: ${host}:${file} byte ${landed.offset}: ${landed.before.toString('hex')} → ${landed.after.toString('hex')}; MinIO answered ${JSON.stringify(answer)}`);
+    const held = variant === 'committed';
     return {
-      evidence: { host, variant, layout, file, key, shaDir, offset: landed.offset, fileBytes: landed.fileBytes, before: landed.before.toString('hex'), after: landed.after.toString('hex'), originalMd5, storeAnswer: answer },
+      evidence: { host, variant, layout, file, key, shaDir, offset: landed.offset, fileBytes: landed.fileBytes, before: landed.before.toString('hex'), after: landed.after.toString('hex'), originalMd5, storeAnswer: answer, ...(held ? { heldThroughRecount: true } : {}) },
+      ...(held ? { holdThroughRecount: true } : {}),
       async heal() {
         let where = file;
         let objectKey = key;

@@ -8,9 +8,19 @@
  * mutations only it compares the settled bucket with the ledger the judge wrote, when given
  * one: each judged object (its first ledger line) that is now gone, or whose ETag or size
  * now differs from the judged version, counts 1. Without a ledger, mutations is 0.
+ *
+ * The held pass (`held`: campaigns/runner/held-recount.ts) reads the bucket while faults held
+ * through the recount are still in force (a committed object rotten on the store's disk). It
+ * does not fail on an object the store will not serve: it records it with the store's answer
+ * (its error name, HTTP status and message, after the same retries), and records every object
+ * whose bytes differ from the version the oracle judged (ETag or size against the ledger), or
+ * from the MD5 a held fault read before it rotted the object, and every object a held fault
+ * rotted whatever the store served (HeldStoreAnswer). Its counters are not the verdict's: the
+ * verdict's recount reads the bucket again once the held faults are healed.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import type { LedgerEntry, Recount } from '../lib/evidence.ts';
+import type { HeldStoreAnswer, LedgerEntry, Recount } from '../lib/evidence.ts';
 import { retry } from '../lib/retry.ts';
 import { Generator } from './generator.ts';
 import { ObjectStore, mapLimit, type StoreSettings } from './store.ts';
@@ -37,6 +47,12 @@ export interface RecountOptions {
    * first, at most 4. Same definitions and results either way.
    */
   judgeWorkers?: number;
+  /**
+   * The held pass: the objects the held faults rotted (each with the fault's id and the MD5 it
+   * read before the rot, when it did). With it, an object the store will not serve is recorded
+   * in storeAnswers instead of failing the recount.
+   */
+  held?: { watch: readonly { faultId: string; key: string; originalMd5?: string | null }[] };
 }
 
 export interface RecountResult {
@@ -44,6 +60,14 @@ export interface RecountResult {
   findings: string[];
   /** The tally the recount built (the benchmark measures its memory). */
   tally: EventTally;
+  /** The held pass's record (RecountOptions.held): each object refused, differing, or rotted by a held fault; absent otherwise. */
+  storeAnswers?: HeldStoreAnswer[];
+}
+
+/** What the store's refusal of an object says, from the recount's error (its cause is the S3 client's). */
+export function refusal(err: unknown): Pick<HeldStoreAnswer, 'name' | 'httpStatus' | 'message'> {
+  const cause = ((err as { cause?: unknown }).cause ?? err) as { name?: string; Code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  return { name: cause.Code ?? cause.name ?? 'Error', httpStatus: cause.$metadata?.httpStatusCode ?? null, message: String(cause.message ?? err).slice(0, 300) };
 }
 
 /** A store call retried on a retryable failure (QualError.canRetry), 0.5 s doubling to 8 s. */
@@ -75,13 +99,45 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
     const { visible: listed, hidden } = await withRetry(attempts, () => store.listAll(s.prefix));
     let done = 0;
     const current = new Map<string, { etag: string; size: number }>();
+    const held = o.held ? new Map(o.held.watch.map((w) => [w.key, w])) : undefined;
+    const judged = held && o.ledgerPath && existsSync(o.ledgerPath) ? readJudgedLedger(o.ledgerPath) : new Map<string, LedgerEntry>();
+    const answers: HeldStoreAnswer[] = [];
     await mapLimit(listed, o.concurrency ?? 16, async (obj) => {
-      const got = await withRetry(attempts, () => store.get(obj.key));
+      let got: Awaited<ReturnType<ObjectStore['get']>>;
+      try {
+        got = await withRetry(attempts, () => store.get(obj.key));
+      } catch (err) {
+        if (!held) throw err;
+        const w = held.get(obj.key);
+        answers.push({ key: obj.key, ...(w ? { faultId: w.faultId } : {}), why: w ? ['unreadable', 'held'] : ['unreadable'], answered: 'error', ...refusal(err) });
+        findings.push(`${obj.key}: the store would not serve it (${refusal(err).name})`);
+        return;
+      }
       if (!got) {
         findings.push(`${obj.key}: listed but gone before it could be read`);
         return;
       }
       current.set(obj.key, { etag: got.etag, size: got.size });
+      if (held) {
+        const w = held.get(obj.key);
+        const j = judged.get(obj.key);
+        const md5 = createHash('md5').update(got.body).digest('hex');
+        const matchesJudged = j ? j.etag === got.etag && j.size === got.size : undefined;
+        const matchesOriginal = w?.originalMd5 ? w.originalMd5 === md5 : undefined;
+        const why: HeldStoreAnswer['why'] = [...(matchesJudged === false || matchesOriginal === false ? (['differs'] as const) : []), ...(w ? (['held'] as const) : [])];
+        if (why.length)
+          answers.push({
+            key: obj.key,
+            ...(w ? { faultId: w.faultId } : {}),
+            why,
+            answered: 'bytes',
+            size: got.size,
+            etag: got.etag,
+            md5,
+            ...(j ? { judged: { etag: j.etag, size: j.size }, matchesJudged } : {}),
+            ...(matchesOriginal !== undefined ? { matchesOriginal } : {}),
+          });
+      }
       // With a pool, the body is handed to a worker (and detached here); the marking stays here.
       const b = pool ? await pool.judge(obj.key, got.body) : judgeBody(tally.gen, obj.key, got.body);
       const j = tally.addJudged(obj.key, got.size, b);
@@ -117,7 +173,9 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
       durationS: Math.round((Date.now() - t0) / 10) / 100,
       ...(hidden.length ? { hiddenObjects: hidden.length } : {}),
     };
-    return { recount, findings, tally };
+    // A held fault's object that is not even listed any more: said too, not left out.
+    for (const w of held?.values() ?? []) if (!current.has(w.key) && !answers.some((a) => a.key === w.key)) answers.push({ key: w.key, faultId: w.faultId, why: ['unreadable', 'held'], answered: 'error', name: 'NotListed', httpStatus: null, message: `not listed under ${s.prefix}` });
+    return { recount, findings, tally, ...(held ? { storeAnswers: answers.sort((a, b) => a.key.localeCompare(b.key)) } : {}) };
   } finally {
     store.destroy();
     await pool?.close();
