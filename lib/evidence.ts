@@ -206,7 +206,7 @@ export interface HeldStoreAnswer {
   faultId?: string;
   /** Why it is listed: the store refused it; its bytes differ from the judged version (ETag, size or the fault's original MD5); a held fault rotted it. */
   why: ('unreadable' | 'differs' | 'held')[];
-  /** The store's answer: bytes, or an error after the recount's retries. */
+  /** The store's answer: bytes, or an error (for an unreadable object, to a reader that does not check the CRC32: recountError). */
   answered: 'bytes' | 'error';
   /** An error's name (the S3 error code, e.g. SlowDownRead), HTTP status and message. */
   name?: string;
@@ -221,6 +221,12 @@ export interface HeldStoreAnswer {
   matchesJudged?: boolean;
   /** For a held fault's object: whether the served bytes' MD5 is the one the fault read before it rotted the object. */
   matchesOriginal?: boolean;
+  /**
+   * For an unreadable object: the recount's own read's error (its S3 client checks the response's
+   * CRC32, and may report a checksum mismatch where the store sent an error). The answer above is
+   * then the store's to a reader that does not check it: its error code, or the bytes it serves.
+   */
+  recountError?: string;
 }
 
 /**

@@ -12,7 +12,9 @@
  * The held pass (`held`: campaigns/runner/held-recount.ts) reads the bucket while faults held
  * through the recount are still in force (a committed object rotten on the store's disk). It
  * does not fail on an object the store will not serve: it records it with the store's answer
- * (its error name, HTTP status and message, after the same retries), and records every object
+ * (after the same retries, it asks once more without the response checksum check, so that
+ * the store's own error code, HTTP status and message are recorded, or the bytes it serves an
+ * unchecking reader), and records every object
  * whose bytes differ from the version the oracle judged (ETag or size against the ledger), or
  * from the MD5 a held fault read before it rotted the object, and every object a held fault
  * rotted whatever the store served (HeldStoreAnswer). Its counters are not the verdict's: the
@@ -20,6 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { HeldStoreAnswer, LedgerEntry, Recount } from '../lib/evidence.ts';
 import { retry } from '../lib/retry.ts';
 import { Generator } from './generator.ts';
@@ -64,9 +67,24 @@ export interface RecountResult {
   storeAnswers?: HeldStoreAnswer[];
 }
 
+/**
+ * What the store serves a reader that does not check the response's CRC32 (most S3 clients;
+ * the AWS SDK's default checks it when the store sends one, and then reports a checksum
+ * mismatch instead of the store's own error code): its bytes' size and MD5, or its error.
+ */
+async function uncheckedAnswer(client: S3Client, bucket: string, key: string, timeoutMs: number): Promise<Pick<HeldStoreAnswer, 'answered' | 'name' | 'httpStatus' | 'message' | 'size' | 'md5' | 'etag'>> {
+  try {
+    const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: AbortSignal.timeout(timeoutMs) });
+    const body = Buffer.from(await got.Body!.transformToByteArray());
+    return { answered: 'bytes', size: body.length, md5: createHash('md5').update(body).digest('hex'), etag: (got.ETag ?? '').replace(/^"|"$/g, '') };
+  } catch (err) {
+    return { answered: 'error', ...refusal(err) };
+  }
+}
+
 /** What the store's refusal of an object says, from the recount's error (its cause is the S3 client's). */
 export function refusal(err: unknown): Pick<HeldStoreAnswer, 'name' | 'httpStatus' | 'message'> {
-  const cause = ((err as { cause?: unknown }).cause ?? err) as { name?: string; Code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  const cause = ((err as { cause?: unknown }).cause ?? err) as { name?: string; Code?: string; message?: string; $metadata?: { httpStatusCode?: number }; $response?: { headers?: Record<string, string> } };
   return { name: cause.Code ?? cause.name ?? 'Error', httpStatus: cause.$metadata?.httpStatusCode ?? null, message: String(cause.message ?? err).slice(0, 300) };
 }
 
@@ -95,6 +113,7 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
   const attempts = o.attempts ?? 5;
   const workers = o.judgeWorkers ?? defaultJudgeWorkers();
   const pool = workers > 0 ? new JudgePool(s, workers) : undefined;
+  const unchecked = o.held ? new S3Client({ endpoint: s.endpoint, region: s.region, forcePathStyle: true, credentials: o.credentials, maxAttempts: 1, responseChecksumValidation: 'WHEN_REQUIRED' }) : undefined;
   try {
     const { visible: listed, hidden } = await withRetry(attempts, () => store.listAll(s.prefix));
     let done = 0;
@@ -107,10 +126,20 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
       try {
         got = await withRetry(attempts, () => store.get(obj.key));
       } catch (err) {
-        if (!held) throw err;
+        if (!held || !unchecked) throw err;
+        // Asked again without the response checksum check: the store's own answer (its error code, or the bytes it serves).
         const w = held.get(obj.key);
-        answers.push({ key: obj.key, ...(w ? { faultId: w.faultId } : {}), why: w ? ['unreadable', 'held'] : ['unreadable'], answered: 'error', ...refusal(err) });
-        findings.push(`${obj.key}: the store would not serve it (${refusal(err).name})`);
+        const answer = await uncheckedAnswer(unchecked, s.bucket, obj.key, storeSettings.requestTimeoutMs ?? 30_000);
+        const matchesOriginal = answer.md5 && w?.originalMd5 ? answer.md5 === w.originalMd5 : undefined;
+        answers.push({
+          key: obj.key,
+          ...(w ? { faultId: w.faultId } : {}),
+          why: w ? ['unreadable', 'held'] : ['unreadable'],
+          ...answer,
+          ...(matchesOriginal !== undefined ? { matchesOriginal } : {}),
+          recountError: (err as Error).message.slice(0, 300),
+        });
+        findings.push(`${obj.key}: the recount could not read it (${answer.answered === 'error' ? `the store answers ${answer.name}` : 'the store serves it unchecked'})`);
         return;
       }
       if (!got) {
@@ -177,6 +206,7 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
     for (const w of held?.values() ?? []) if (!current.has(w.key) && !answers.some((a) => a.key === w.key)) answers.push({ key: w.key, faultId: w.faultId, why: ['unreadable', 'held'], answered: 'error', name: 'NotListed', httpStatus: null, message: `not listed under ${s.prefix}` });
     return { recount, findings, tally, ...(held ? { storeAnswers: answers.sort((a, b) => a.key.localeCompare(b.key)) } : {}) };
   } finally {
+    unchecked?.destroy();
     store.destroy();
     await pool?.close();
   }
