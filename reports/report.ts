@@ -25,6 +25,7 @@ import { resourcesSection } from './resources.ts';
 import { seedComparisonSection } from './seed-comparison.ts';
 import { claimUnderTest, storeDownDuringRecovery } from './claim.ts';
 import { storeDefectsFor } from './store-defects.ts';
+import { storeBitrotSection } from './store-bitrot.ts';
 import { describeSampleErrorTiming, sampleErrorTiming } from './sample-errors.ts';
 import { describeRehearsal } from './rehearsal.ts';
 import { renderTimelineSvg } from './timeline-svg.ts';
@@ -379,6 +380,7 @@ function survived(x: Ctx): string[] {
     }
   }
   out.push(...tamperSection(x));
+  out.push(...storeBitrotSection(x.ev));
   return out;
 }
 
