@@ -9,9 +9,10 @@
  * intact bytes. No rig is touched: MinIO runs as this test's own child process.
  */
 import t from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -19,6 +20,7 @@ import { planBitrot } from '../../../chaos/store-bitrot.ts';
 import { Generator } from '../../../oracle/generator.ts';
 import { recount } from '../../../oracle/recount.ts';
 import { readManifest } from '../../../rig/install.ts';
+import type { HeldRecount } from '../../../lib/evidence.ts';
 
 let bin: string | undefined;
 try {
@@ -112,6 +114,23 @@ t.test('the held pass records it with the store\'s answer, and the object whose 
   t.match(answers[1], { key: objects[2]!.key, why: ['differs'], answered: 'bytes', etag: etags.get(objects[2]!.key), judged: { etag: '0123456789abcdef0123456789abcdef' }, matchesJudged: false, md5: md5(objects[2]!.body) });
   t.notOk('faultId' in answers[1]!, 'no held fault rotted it');
   t.equal(r.recount.objects, 2, 'the two served objects were judged; the refused one was not');
+});
+
+t.test('verify RUN_DIR --held (what the campaign runner spawns) writes recount-held.json from the held faults in chaos.jsonl, and no recount.json', async (t) => {
+  const run = path.join(dir, 'run');
+  mkdirSync(run);
+  writeFileSync(path.join(run, 'campaign.resolved.json'), JSON.stringify({ oracle: settings }));
+  writeFileSync(path.join(run, 'produced.json'), JSON.stringify({ perPartition: [120] }));
+  writeFileSync(path.join(run, 'ledger.jsonl'), readFileSync(ledgerPath));
+  const landed = { t: '2026-12-05T00:00:00.000Z', faultId: 'f001', kind: 'store-bitrot', phase: 'landed', evidence: { variant: 'committed', key: rotten.key, originalMd5: md5(rotten.body), heldThroughRecount: true } };
+  writeFileSync(path.join(run, 'chaos.jsonl'), JSON.stringify(landed) + '\n');
+  const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'clink-qual.ts');
+  const r = spawnSync(process.execPath, [cli, 'verify', run, '--held', '--json'], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey } });
+  t.equal(r.status, 0, r.stderr);
+  const held = JSON.parse(readFileSync(path.join(run, 'recount-held.json'), 'utf8')) as HeldRecount;
+  t.same(held.held, [{ faultId: 'f001', key: rotten.key }]);
+  t.match(held.answers.find((a) => a.key === rotten.key), { faultId: 'f001', answered: 'error', name: 'SlowDownRead', httpStatus: 503 });
+  t.notOk(existsSync(path.join(run, 'recount.json')), "the verdict's recount.json is not the held pass's to write");
 });
 
 t.test('once healed, the held pass records the watched object with its intact bytes', async (t) => {
