@@ -26,7 +26,7 @@
  */
 import seedrandom from 'seedrandom';
 import { type FaultKind, type PlannedFault } from '../lib/evidence.ts';
-import { FAULT_KINDS } from '../chaos/kinds.ts';
+import { FAULT_KINDS, FAULT_SPECS } from '../chaos/kinds.ts';
 import { describeStoreLayout } from '../rig/store.ts';
 import { faultParams, type ResolvedCampaign, type ResolvedCompositionStep } from './types.ts';
 
@@ -160,7 +160,7 @@ export function renderPlanTable(c: ResolvedCampaign, plan: PlannedFault[]): stri
         ]
           .filter(Boolean)
           .join(' '),
-    f.durationS !== undefined ? `${f.durationS} s` : '-',
+    FAULT_SPECS[f.kind].heldThroughRecount?.includes(f.variant ?? '') ? "to the recount's held pass" : f.durationS !== undefined ? `${f.durationS} s` : '-',
     f.composition ?? '',
   ]);
   const head = ['at', 'id', 'kind', 'target / point', 'held', 'composition'];

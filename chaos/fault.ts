@@ -94,6 +94,8 @@ export interface FaultKindSpec {
   variants?: readonly string[];
   /** The stores it can land on, when it depends on one's own files (the loader refuses it on another); absent: any store. */
   stores?: readonly StoreKind[];
+  /** The variants whose landing is held through the recount's first pass (LandedFault.holdThroughRecount); `campaign plan` shows them so. */
+  heldThroughRecount?: readonly string[];
   /** What its landing and heal evidence in chaos.jsonl shows. */
   evidence: string;
 }

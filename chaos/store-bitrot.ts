@@ -147,6 +147,8 @@ export const storeBitrot: FaultPackage = {
     variants: BITROT_VARIANTS,
     // MinIO's xl layout on disk: SeaweedFS keeps its data in volume files, which this fault does not know.
     stores: ['minio'],
+    // A committed object's rot stays in force until the recount's first pass has met it.
+    heldThroughRecount: ['committed'],
     evidence: "the drives, the part file, the object key or multipart directory, the offset, the byte before and after, and what MinIO answered to a GET of the object; at the heal, where the byte was restored and MinIO's answer again",
   },
   async inject(fault, ctx) {
@@ -201,7 +203,7 @@ export const storeBitrot: FaultPackage = {
     }
     const answer = key ? await storeAnswer(s3, bucket, key, originalMd5) : { answered: 'not read', why: 'a staged part is read only once its upload is completed and the object is read' };
     ctx.log(`store-bitrot ${variant}: ${host}:${file} byte ${landed.offset}: ${landed.before.toString('hex')} → ${landed.after.toString('hex')}; MinIO answered ${JSON.stringify(answer)}`);
-    const held = variant === 'committed';
+    const held = storeBitrot.spec.heldThroughRecount!.includes(variant);
     return {
       evidence: { host, variant, layout, file, key, shaDir, offset: landed.offset, fileBytes: landed.fileBytes, before: landed.before.toString('hex'), after: landed.after.toString('hex'), originalMd5, storeAnswer: answer, ...(held ? { heldThroughRecount: true } : {}) },
       ...(held ? { holdThroughRecount: true } : {}),
