@@ -24,6 +24,7 @@ import type { FaultKind } from '../lib/evidence.ts';
 import { FAULT_KINDS, FAULT_SPECS } from '../chaos/kinds.ts';
 import { readInventory } from '../rig/inventory.ts';
 import type { StoreKind } from '../rig/types.ts';
+import { MINIO_DRIVE_LAYOUTS } from '../rig/store.ts';
 import {
   DEFAULT_FAULT_POINTS,
   faultParams,
@@ -169,10 +170,15 @@ const TYPE_WORDS: Record<string, string> = {
 /** Turns ajv's errors into problems, dropping the noise (if/then bookkeeping, oneOf branches). */
 function schemaProblems(errors: ErrorObject[], data: unknown, doc: Document, lc: LineCounter, file: string): CampaignProblem[] {
   const failedOneOf = errors.filter((e) => e.keyword === 'oneOf').map((e) => e.schemaPath + '/');
+  // `store` is a name or a mapping: its errors are those of the shape the file used.
+  const store = (data as Record<string, unknown> | null)?.store;
+  const storeMapping = store !== null && typeof store === 'object' && !Array.isArray(store);
+  const storeShape = typeof store === 'string' ? '#/properties/store/oneOf/0/' : storeMapping ? '#/properties/store/oneOf/1/' : undefined;
   const out: CampaignProblem[] = [];
   for (const e of errors) {
     if (e.keyword === 'if') continue;
-    if (failedOneOf.some((p) => e.schemaPath.startsWith(p))) continue;
+    if (e.keyword === 'oneOf' && e.instancePath === '/store' && storeShape) continue;
+    if (failedOneOf.some((p) => e.schemaPath.startsWith(p)) && !(storeShape && e.schemaPath.startsWith(storeShape))) continue;
     const segs = parsePointer(e.instancePath);
     const params = e.params as Record<string, unknown>;
     let at = segs;
@@ -217,6 +223,7 @@ function schemaProblems(errors: ErrorObject[], data: unknown, doc: Document, lc:
         break;
       case 'oneOf':
         if (e.instancePath === '/workload') message = 'give either rate (events/s) or totalEvents, not both and not neither';
+        else if (e.instancePath === '/store') message = 'must be a store name (minio, seaweedfs) or a mapping { kind: minio, drives: 4 }';
         else message = 'must match exactly one of the allowed shapes';
         break;
       case 'uniqueItems':
@@ -560,6 +567,21 @@ function plannedAt(compositions: { count?: number; steps: unknown[] }[], base: S
   return best >= 0 ? [...base, 'compositions', best, 'count'] : [...base, 'faults'];
 }
 
+/**
+ * The campaign's store as a kind and a drive count: `store: minio` (one drive), or the
+ * mapping `{ kind, drives }`. Refused, at the field's line: drives for a store that is not
+ * MinIO (SeaweedFS keeps one data directory), and a drive count MinIO is not run on here
+ * (rig/store.ts MINIO_DRIVE_LAYOUTS: 1, or 4 erasure-coded).
+ */
+function storeLayout(raw: StoreKind | { kind: StoreKind; drives?: number }, add: (segs: Segment[], message: string) => void): { kind: StoreKind; drives: number } {
+  if (typeof raw === 'string') return { kind: raw, drives: 1 };
+  if (raw.drives === undefined) return { kind: raw.kind, drives: 1 };
+  if (raw.kind !== 'minio') add(['store', 'drives'], `${raw.kind} keeps its data in one directory: drives is MinIO's drive layout only (remove it, or use kind: minio)`);
+  else if (!(MINIO_DRIVE_LAYOUTS as readonly number[]).includes(raw.drives))
+    add(['store', 'drives'], `MinIO runs here on ${MINIO_DRIVE_LAYOUTS.join(' drive (single-drive mode) or ')} drives (erasure-coded, 2 data + 2 parity shards on the store host), not ${raw.drives}`);
+  return { kind: raw.kind, drives: raw.drives };
+}
+
 /** A perMutant entry after the schema check (defaults filled). */
 interface RawMutantSchedule {
   soakS?: number;
@@ -573,7 +595,9 @@ interface RawCampaign {
   description?: string;
   seed: string;
   rig: { kind: 'local' | 'inventory'; file?: string };
+  /** The kind alone once parseCampaign has read the layout (storeLayout) into storeDrives. */
   store: StoreKind;
+  storeDrives: number;
   engine: { name: string; mutant: string; profile?: string };
   workload: { rate?: number; totalEvents?: number; partitions: number; keys: number; checkpointIntervalS: number; soakS: number };
   gate: { deadlineS: number; fault: FaultKind };
@@ -636,6 +660,7 @@ function resolve(data: RawCampaign, file: string, campaignDir: string, opts: Loa
     file,
     rig: data.rig.kind === 'inventory' ? { kind: 'inventory', file: path.resolve(campaignDir, data.rig.file!) } : { kind: 'local' },
     store: data.store,
+    storeDrives: data.storeDrives,
     engine: { name: data.engine.name, mutant: data.engine.mutant, ...(data.engine.profile !== undefined ? { profile: data.engine.profile } : {}) },
     workload: {
       rate: w.rate ?? Math.ceil(w.totalEvents! / w.soakS),
@@ -700,7 +725,10 @@ export function parseCampaign(text: string, file: string, opts: LoadOptions = {}
   const spacingGiven = sched !== null && typeof sched === 'object' && 'spacingS' in sched;
   const errors = validate(data);
   if (errors.length) fail(schemaProblems(errors, data, doc, lc, shown));
-  const raw = data as RawCampaign;
+  // The store's layout read (and checked) first: every later check sees the kind alone.
+  const layoutProblems: CampaignProblem[] = [];
+  const layout = storeLayout((data as { store: StoreKind | { kind: StoreKind; drives?: number } }).store, (segs, message) => layoutProblems.push({ file: shown, line: lineOf(doc, lc, segs), field: fieldName(segs), message }));
+  const raw = { ...(data as object), store: layout.kind, storeDrives: layout.drives } as RawCampaign;
   // An inventory rig: targets are checked against (and default to) the inventory's own hosts and roles.
   if (raw.rig.kind === 'inventory' && raw.rig.file && !opts.hosts && existsSync(path.resolve(campaignDir, raw.rig.file))) {
     try {
@@ -709,7 +737,7 @@ export function parseCampaign(text: string, file: string, opts: LoadOptions = {}
       fail([{ file: shown, line: lineOf(doc, lc, ['rig', 'file']), field: 'rig.file', message: `the inventory is not valid: ${(err as Error).message.replace(/\n/g, '; ')}` }]);
     }
   }
-  const problems = meaningProblems(raw, doc, lc, shown, opts, campaignDir, spacingGiven);
+  const problems = [...layoutProblems, ...meaningProblems(raw, doc, lc, shown, opts, campaignDir, spacingGiven)];
   if (problems.length) fail(problems);
   return resolve(raw, shown, campaignDir, opts);
 }

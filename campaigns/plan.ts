@@ -26,7 +26,8 @@
  */
 import seedrandom from 'seedrandom';
 import { type FaultKind, type PlannedFault } from '../lib/evidence.ts';
-import { FAULT_KINDS } from '../chaos/kinds.ts';
+import { FAULT_KINDS, FAULT_SPECS } from '../chaos/kinds.ts';
+import { describeStoreLayout } from '../rig/store.ts';
 import { faultParams, type ResolvedCampaign, type ResolvedCompositionStep } from './types.ts';
 
 /** One fault of a slot: the same shape as a composition step (a lone fault is a one-step slot). */
@@ -159,14 +160,14 @@ export function renderPlanTable(c: ResolvedCampaign, plan: PlannedFault[]): stri
         ]
           .filter(Boolean)
           .join(' '),
-    f.durationS !== undefined ? `${f.durationS} s` : '-',
+    FAULT_SPECS[f.kind].heldThroughRecount?.includes(f.variant ?? '') ? "to the recount's held pass" : f.durationS !== undefined ? `${f.durationS} s` : '-',
     f.composition ?? '',
   ]);
   const head = ['at', 'id', 'kind', 'target / point', 'held', 'composition'];
   const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), h.length)); // no spread: a long plan would overflow the stack
   const line = (r: string[]) => r.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
   const out: string[] = [];
-  out.push(`campaign ${c.name} (${c.file}), seed ${JSON.stringify(c.seed)}, store ${c.store ?? 'minio'}`);
+  out.push(`campaign ${c.name} (${c.file}), seed ${JSON.stringify(c.seed)}, store ${describeStoreLayout(c.store ?? 'minio', c.storeDrives ?? 1)}`);
   out.push(
     `workload: ${c.workload.rate} events/s, ${c.workload.partitions} partitions, ${c.workload.keys} keys, checkpoint every ${c.workload.checkpointIntervalS} s, soak ${formatDuration(c.workload.soakS)}`,
   );

@@ -95,6 +95,12 @@ export interface ResolvedCampaign {
   rig: { kind: 'local' } | { kind: 'inventory'; file: string };
   /** The S3 store the run's rig runs on its store host (the file's `store`, default minio). */
   store: StoreKind;
+  /**
+   * MinIO's drives on the store host (the file's `store: { kind: minio, drives: N }`): 1 (the
+   * plain `store: minio`) or 4 erasure-coded (rig/store.ts MINIO_DRIVE_LAYOUTS). Absent in a
+   * campaign resolved before layouts could be chosen: one drive.
+   */
+  storeDrives?: number;
   /** `profile`: the job profile the campaign names (engine.profile), absent when it names none (the plug's default runs). */
   engine: { name: string; mutant: string; profile?: string };
   workload: {

@@ -19,6 +19,14 @@
  *
  * Every landed fault is registered for healing the moment it lands; `healActive()` heals
  * whatever is still active (on abort, or after an error).
+ *
+ * A fault that lands held through the recount (LandedFault.holdThroughRecount: a committed
+ * object rotten on the store's disk) is not healed at the end of its hold: it is set apart,
+ * its recovery is timed from its landing (the engine runs on with it in force), and
+ * `healActive({ keepHeld: true })` (the drain's) leaves it in force, so that the recount's
+ * first pass reads the bucket with it. `healHeld()` heals it after that pass, before the
+ * recount that decides the verdict (campaigns/runner/held-recount.ts); its healed record
+ * says so (afterHeldRecount). Any other healActive() (an abort) heals it with the rest.
  */
 import { poll } from '../lib/retry.ts';
 import { sleep } from '../lib/sleep.ts';
@@ -78,6 +86,8 @@ export function episodesOf(plan: PlannedFault[]): PlannedFault[][] {
 export class ChaosController {
   readonly outcomes: FaultOutcome[] = [];
   private readonly active = new Map<string, { fault: PlannedFault; landed: LandedFault }>();
+  /** Landed faults held through the recount's first pass (LandedFault.holdThroughRecount), in landing order. */
+  private readonly held = new Map<string, { fault: PlannedFault; landed: LandedFault }>();
   private readonly opts: ControllerOptions;
 
   constructor(opts: ControllerOptions) {
@@ -108,9 +118,12 @@ export class ChaosController {
     return this.outcomes[this.outcomes.length - 1]!;
   }
 
-  /** Heals every fault still active. Safe to call at any time, more than once. */
-  async healActive(): Promise<void> {
-    for (const [id, a] of [...this.active]) {
+  /**
+   * Heals every fault still active, and those held through the recount unless `keepHeld`
+   * (the drain keeps them for the recount's first pass). Safe to call at any time, more than once.
+   */
+  async healActive(opts: { keepHeld?: boolean } = {}): Promise<void> {
+    for (const [id, a] of [...this.active, ...(opts.keepHeld ? [] : [...this.held])]) {
       try {
         await this.disarmDeadMan(a.fault, a.landed);
         const ev = await a.landed.heal();
@@ -119,6 +132,28 @@ export class ChaosController {
         this.rec(a.fault, 'heal-failed', { detail: `heal failed: ${(err as Error).message}`, evidence: { onAbort: true } });
       }
       this.active.delete(id);
+      this.held.delete(id);
+    }
+  }
+
+  /** The faults held through the recount's first pass and not healed yet, in landing order. */
+  get heldFaults(): PlannedFault[] {
+    return [...this.held.values()].map((h) => h.fault);
+  }
+
+  /**
+   * Heals the faults held through the recount (after its first pass has read the bucket with
+   * them in force): each healed record says afterHeldRecount; a heal that throws is heal-failed.
+   */
+  async healHeld(): Promise<void> {
+    for (const [id, h] of [...this.held]) {
+      try {
+        const ev = await h.landed.heal();
+        this.rec(h.fault, 'healed', { evidence: { ...ev, afterHeldRecount: true } });
+      } catch (err) {
+        this.rec(h.fault, 'heal-failed', { detail: `heal failed: ${(err as Error).message}`, evidence: { afterHeldRecount: true } });
+      }
+      this.held.delete(id);
     }
   }
 
@@ -166,7 +201,7 @@ export class ChaosController {
     // that needs the later ones to land at all (a recovery-only protocol point) lets them
     // go early through hooks.ready().
     const settled: Promise<void>[] = [];
-    type StepResult = FaultOutcome & { healedAt?: number; checkpointAt?: number | null; landedFault?: LandedFault };
+    type StepResult = FaultOutcome & { healedAt?: number; checkpointAt?: number | null; landedFault?: LandedFault; held?: boolean };
     const results = await Promise.all(
       ep.map(async (f, i): Promise<StepResult> => {
         let markSettled!: () => void;
@@ -192,6 +227,15 @@ export class ChaosController {
         const deadMan = await this.armDeadMan(f, landed);
         this.rec(f, 'landed', { evidence: deadMan ? { ...landed.evidence, deadMan } : landed.evidence });
         markSettled();
+        if (landed.holdThroughRecount && !landed.deadMan) {
+          // Held through the recount's first pass: set apart, never healed here; the engine
+          // runs on with it in force, so its recovery is timed from its landing.
+          const landedAt = Date.now();
+          this.active.delete(f.id);
+          this.held.set(f.id, { fault: f, landed });
+          const checkpointAt = signal.aborted ? null : await this.nextCheckpointAfter(landedAt);
+          return { fault: f, landed: true, healed: false, recovered: false, healedAt: landedAt, checkpointAt, landedFault: landed, held: true };
+        }
         await sleep((f.durationS ?? 0) * 1000, signal);
         if (signal.aborted) return { fault: f, landed: true, healed: false, recovered: false, reason: 'aborted while active' };
         let healedAt: number;
@@ -217,8 +261,8 @@ export class ChaosController {
     const lastHealed = healedSteps.reduce<StepResult | undefined>((a, r) => (!a || r.healedAt! >= a.healedAt! ? r : a), undefined);
     const compositionAt = lastHealed?.checkpointAt ?? null;
     for (const r of results) {
-      const { healedAt: h, checkpointAt: own, landedFault, ...outcome } = r;
-      if (outcome.landed && outcome.healed && !signal.aborted) {
+      const { healedAt: h, checkpointAt: own, landedFault, held, ...outcome } = r;
+      if (outcome.landed && (outcome.healed || held) && !signal.aborted) {
         // A step whose own wait ran out while a later step still held the engine down
         // recovers with the composition: timed from its own heal all the same.
         const checkpointAt = own ?? (compositionAt !== null && compositionAt > h! ? compositionAt : null);
@@ -229,12 +273,15 @@ export class ChaosController {
             this.rec(r.fault, 'not-recovered', { detail: problem, recoveryS });
             outcome.reason = problem;
           } else {
-            this.rec(r.fault, 'recovered', { recoveryS, evidence: { checkpointAt: new Date(checkpointAt).toISOString(), ...(own === null ? { withComposition: true } : {}) } });
+            this.rec(r.fault, 'recovered', {
+              recoveryS,
+              evidence: { checkpointAt: new Date(checkpointAt).toISOString(), ...(own === null ? { withComposition: true } : {}), ...(held ? { heldThroughRecount: true, from: 'landing' } : {}) },
+            });
             outcome.recovered = true;
             outcome.recoveryS = recoveryS;
           }
         } else {
-          this.rec(r.fault, 'not-recovered', { detail: `no completed checkpoint within ${this.opts.recoveryDeadlineS} s of the heal` });
+          this.rec(r.fault, 'not-recovered', { detail: `no completed checkpoint within ${this.opts.recoveryDeadlineS} s of the ${held ? 'landing (held through the recount)' : 'heal'}` });
           outcome.reason = 'no recovery within the deadline';
         }
       }

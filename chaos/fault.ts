@@ -48,6 +48,15 @@ export interface LandedFault {
    * Every fault that holds a host in a state for a duration carries one.
    */
   deadMan?: DeadManHeal;
+  /**
+   * Held through the recount's first pass (chaos/controller.ts): the controller does not heal
+   * it at the end of its hold, nor in the drain; it stays in force until the run's first
+   * recount pass has read the bucket with it (campaigns/runner/held-recount.ts), and is healed
+   * (ChaosController.healHeld) before the recount that decides the verdict. For a fault whose
+   * damage is only seen by a reader after the run (a committed object rotten on the store's
+   * disk). A fault with a dead-man timer is never held.
+   */
+  holdThroughRecount?: boolean;
 }
 
 /** What the controller lets a package signal while it injects. */
@@ -85,6 +94,8 @@ export interface FaultKindSpec {
   variants?: readonly string[];
   /** The stores it can land on, when it depends on one's own files (the loader refuses it on another); absent: any store. */
   stores?: readonly StoreKind[];
+  /** The variants whose landing is held through the recount's first pass (LandedFault.holdThroughRecount); `campaign plan` shows them so. */
+  heldThroughRecount?: readonly string[];
   /** What its landing and heal evidence in chaos.jsonl shows. */
   evidence: string;
 }

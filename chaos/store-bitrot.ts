@@ -17,7 +17,10 @@
  *
  * Variants (PlannedFault.variant):
  *  - committed: an object committed a while ago (its LastModified at least
- *    JUDGED_AGE_MS old, so the oracle has judged it);
+ *    JUDGED_AGE_MS old, so the oracle has judged it), held rotten through the recount's
+ *    first pass (LandedFault.holdThroughRecount: the recount must meet it, and
+ *    recount-held.json says what the store answered for it), then healed before the recount
+ *    that decides the verdict;
  *  - staged:    a part of an upload staged and not yet completed (the newest part file
  *    under `.minio.sys/multipart`), which the engine will complete;
  *  - read:      the newest committed object, held rotten for durationS so that the oracle's
@@ -34,7 +37,7 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { pauseService, resumeService } from '../rig/faults.ts';
 import { shQuote } from '../rig/process.ts';
 import type { Remote } from '../rig/remote.ts';
-import { MINIO_SERVICE, STORE_DATA_DIRS } from '../rig/store.ts';
+import { MINIO_SERVICE, minioDataDir, storeDrivesOf } from '../rig/store.ts';
 import { BITROT_VARIANTS, type BitrotVariant } from '../lib/evidence.ts';
 import { patchFile, seededIndex } from './state-corruption.ts';
 import { listAll, storeClient, type StoreObjectRef } from './store-tamper.ts';
@@ -137,13 +140,15 @@ export const storeBitrot: FaultPackage = {
   kind: 'store-bitrot',
   spec: {
     label: "A bit of the object store's own data flipped on its disk (bitrot), then restored",
-    summary: "one bit of a part file under MinIO's data directory (a committed object's, a staged upload's, or an object about to be read) is flipped while MinIO is frozen; the heal writes it back.",
+    summary: "one bit of a part file under MinIO's data directory (a committed object's, a staged upload's, or an object about to be read) is flipped while MinIO is frozen; the heal writes it back (a committed object's after the recount's first pass has met it).",
     colour: '#dbdb8d',
     targets: { roles: ['store'], what: 'the store', defaultRoles: ['store'] },
     fields: { required: ['variant'], optional: ['durationS'] },
     variants: BITROT_VARIANTS,
     // MinIO's xl layout on disk: SeaweedFS keeps its data in volume files, which this fault does not know.
     stores: ['minio'],
+    // A committed object's rot stays in force until the recount's first pass has met it.
+    heldThroughRecount: ['committed'],
     evidence: "the drives, the part file, the object key or multipart directory, the offset, the byte before and after, and what MinIO answered to a GET of the object; at the heal, where the byte was restored and MinIO's answer again",
   },
   async inject(fault, ctx) {
@@ -154,7 +159,8 @@ export const storeBitrot: FaultPackage = {
     if (!spec) throw new FaultNotLanded(`no store host ${host} in the rig`);
     const remote = ctx.remote(host);
     const bucket = ctx.rig.store.bucket;
-    const root = `${spec.dataDir}/${STORE_DATA_DIRS.minio}`;
+    // The running layout's data directory (rig.json's store.drives): its drives are found under it.
+    const root = `${spec.dataDir}/${minioDataDir(storeDrivesOf(ctx.rig.store))}`;
     const drives = driveRoots((await remote.exec(`find ${shQuote(root)} -maxdepth 2 -name .minio.sys -type d`, { check: false })).stdout);
     if (drives.length === 0) throw new FaultNotLanded(`no MinIO drive (a directory with .minio.sys) under ${root}`, { host, root });
     const layout = { drives: drives.length, kind: drives.length === 1 ? 'single-drive' : 'erasure' };
@@ -197,8 +203,10 @@ export const storeBitrot: FaultPackage = {
     }
     const answer = key ? await storeAnswer(s3, bucket, key, originalMd5) : { answered: 'not read', why: 'a staged part is read only once its upload is completed and the object is read' };
     ctx.log(`store-bitrot ${variant}: ${host}:${file} byte ${landed.offset}: ${landed.before.toString('hex')} → ${landed.after.toString('hex')}; MinIO answered ${JSON.stringify(answer)}`);
+    const held = storeBitrot.spec.heldThroughRecount!.includes(variant);
     return {
-      evidence: { host, variant, layout, file, key, shaDir, offset: landed.offset, fileBytes: landed.fileBytes, before: landed.before.toString('hex'), after: landed.after.toString('hex'), originalMd5, storeAnswer: answer },
+      evidence: { host, variant, layout, file, key, shaDir, offset: landed.offset, fileBytes: landed.fileBytes, before: landed.before.toString('hex'), after: landed.after.toString('hex'), originalMd5, storeAnswer: answer, ...(held ? { heldThroughRecount: true } : {}) },
+      ...(held ? { holdThroughRecount: true } : {}),
       async heal() {
         let where = file;
         let objectKey = key;

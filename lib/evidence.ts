@@ -242,6 +242,56 @@ export interface Recount {
   hiddenObjects?: number;
 }
 
+/**
+ * What the store answered for one object at the recount's held pass (recount-held.json): an
+ * object it would not serve, one whose bytes differ from the version the oracle judged, or
+ * one a fault held through the recount rotted (listed whatever the store answered).
+ */
+export interface HeldStoreAnswer {
+  key: string;
+  /** The held fault that rotted it (chaos.jsonl's faultId), when one did. */
+  faultId?: string;
+  /** Why it is listed: the store refused it; its bytes differ from the judged version (ETag, size or the fault's original MD5); a held fault rotted it. */
+  why: ('unreadable' | 'differs' | 'held')[];
+  /** The store's answer: bytes, or an error (for an unreadable object, to a reader that does not check the CRC32: recountError). */
+  answered: 'bytes' | 'error';
+  /** An error's name (the S3 error code, e.g. SlowDownRead), HTTP status and message. */
+  name?: string;
+  httpStatus?: number | null;
+  message?: string;
+  /** The bytes served: their size, the ETag, their MD5. */
+  size?: number;
+  etag?: string;
+  md5?: string;
+  /** The version the oracle judged (ledger.jsonl), and whether the served ETag and size are that version's. */
+  judged?: { etag: string; size: number };
+  matchesJudged?: boolean;
+  /** For a held fault's object: whether the served bytes' MD5 is the one the fault read before it rotted the object. */
+  matchesOriginal?: boolean;
+  /**
+   * For an unreadable object: the recount's own read's error (its S3 client checks the response's
+   * CRC32, and may report a checksum mismatch where the store sent an error). The answer above is
+   * then the store's to a reader that does not check it: its error code, or the bytes it serves.
+   */
+  recountError?: string;
+}
+
+/**
+ * The recount's held pass (recount-held.json): a full read of the settled bucket with the
+ * faults held through the recount still in force (chaos/controller.ts healHeld), recording
+ * what the store answered instead of failing on an object it will not serve. Not the
+ * verdict's recount: that one (recount.json) reads the bucket again once they are healed.
+ */
+export interface HeldRecount {
+  t: string;
+  /** The held faults in force during the pass, and the object each rotted. */
+  held: { faultId: string; key: string }[];
+  /** Objects the pass read or the store refused. */
+  objects: number;
+  answers: HeldStoreAnswer[];
+  durationS: number;
+}
+
 export interface GateCondition {
   name: string;
   passed: boolean;
@@ -364,7 +414,8 @@ export interface Provenance {
   };
   harness: { node: string; platform: string };
   /** The S3 store the run ran against (the campaign's `store`, as the rig ran it); absent in runs recorded before a campaign could choose. */
-  store?: { name: string; version: string };
+  /** `drives`: MinIO's drive layout (1, or 4 erasure-coded); absent for SeaweedFS and in runs recorded before layouts could be chosen (one drive). */
+  store?: { name: string; version: string; drives?: number };
   /** Store settings the report's caveats cite, e.g. { MINIO_API_STALE_UPLOADS_EXPIRY: '72h' }. */
   storeSettings?: Record<string, string>;
   startedAt: string;

@@ -13,7 +13,7 @@ import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { QualError } from './errors.ts';
-import type { ChaosRecord, GateResult, ZombieTrail, LedgerEntry, PhaseMark, PlannedFault, Provenance, Recount, Rehearsal, ResourceSample, Sample, Verdict } from './evidence.ts';
+import type { ChaosRecord, GateResult, HeldRecount, LedgerEntry, PhaseMark, PlannedFault, Provenance, Recount, Rehearsal, ResourceSample, Sample, Verdict, ZombieTrail } from './evidence.ts';
 import { existsOrGz, parseJsonl, readTextOrGz } from './jsonl.ts';
 import { evidenceShapeProblem } from './evidence-shape.ts';
 import { MAX_RUN_JSON_BYTES, readBoundedText, readRegularText } from './read-bounded.ts';
@@ -41,6 +41,11 @@ export const EVIDENCE = {
   checkpoints: { file: 'checkpoints.jsonl', format: 'jsonl', required: true, describe: 'every completed checkpoint seen' },
   recount: { file: 'recount.json', format: 'json', required: true, describe: 'the separate full re-read of the settled bucket' },
   verdict: { file: 'verdict.json', format: 'json', required: true, describe: 'the verdict and its reasons' },
+  recountHeld: {
+    file: 'recount-held.json',
+    format: 'json',
+    describe: "the recount's held pass, with the faults held through the recount in force: each object the store would not serve, whose bytes differ from the judged version, or that a held fault rotted, and what the store answered",
+  },
   produced: { file: 'produced.json', format: 'json', describe: 'events the generator produced, per partition (what the recount judges against)' },
   inputAudit: { file: 'input-audit.json', format: 'json', describe: 'the input topic read back in full: duplicates, holes or mismatched lines in the input itself' },
   pendingUploads: {
@@ -82,6 +87,7 @@ export interface EvidenceValues {
   /** at: the engine's stamp (its coordinator's clock); seenAt: when the harness's health poll first listed it (absent in runs before it was recorded). */
   checkpoints: { id: number; epoch: number; at: string; seenAt?: string };
   recount: Recount;
+  recountHeld: HeldRecount;
   verdict: Verdict;
   produced: { perPartition: number[] };
   inputAudit: { records: number; clean: boolean; duplicates: number; holes: number; mismatched: number; misplaced: number; findings: string[]; tail?: { leftAtFinish: number; finishMs: number; reopened: number } };

@@ -8,9 +8,22 @@
  * mutations only it compares the settled bucket with the ledger the judge wrote, when given
  * one: each judged object (its first ledger line) that is now gone, or whose ETag or size
  * now differs from the judged version, counts 1. Without a ledger, mutations is 0.
+ *
+ * The held pass (`held`: campaigns/runner/held-recount.ts) reads the bucket while faults held
+ * through the recount are still in force (a committed object rotten on the store's disk). It
+ * does not fail on an object the store will not serve: it records it with the store's answer
+ * (after the same retries, it asks once more without the response checksum check, so that
+ * the store's own error code, HTTP status and message are recorded, or the bytes it serves an
+ * unchecking reader), and records every object
+ * whose bytes differ from the version the oracle judged (ETag or size against the ledger), or
+ * from the MD5 a held fault read before it rotted the object, and every object a held fault
+ * rotted whatever the store served (HeldStoreAnswer). Its counters are not the verdict's: the
+ * verdict's recount reads the bucket again once the held faults are healed.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import type { LedgerEntry, Recount } from '../lib/evidence.ts';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { HeldStoreAnswer, LedgerEntry, Recount } from '../lib/evidence.ts';
 import { retry } from '../lib/retry.ts';
 import { Generator } from './generator.ts';
 import { ObjectStore, forEachPaged, type ListedObject, type StoreSettings } from './store.ts';
@@ -38,6 +51,12 @@ export interface RecountOptions {
    * first, at most 4. Same definitions and results either way.
    */
   judgeWorkers?: number;
+  /**
+   * The held pass: the objects the held faults rotted (each with the fault's id and the MD5 it
+   * read before the rot, when it did). With it, an object the store will not serve is recorded
+   * in storeAnswers instead of failing the recount.
+   */
+  held?: { watch: readonly { faultId: string; key: string; originalMd5?: string | null }[] };
 }
 
 /**
@@ -51,6 +70,29 @@ export interface RecountResult {
   findings: string[];
   /** The tally the recount built (the benchmark measures its memory). */
   tally: EventTally;
+  /** The held pass's record (RecountOptions.held): each object refused, differing, or rotted by a held fault; absent otherwise. */
+  storeAnswers?: HeldStoreAnswer[];
+}
+
+/**
+ * What the store serves a reader that does not check the response's CRC32 (most S3 clients;
+ * the AWS SDK's default checks it when the store sends one, and then reports a checksum
+ * mismatch instead of the store's own error code): its bytes' size and MD5, or its error.
+ */
+async function uncheckedAnswer(client: S3Client, bucket: string, key: string, timeoutMs: number): Promise<Pick<HeldStoreAnswer, 'answered' | 'name' | 'httpStatus' | 'message' | 'size' | 'md5' | 'etag'>> {
+  try {
+    const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: AbortSignal.timeout(timeoutMs) });
+    const body = Buffer.from(await got.Body!.transformToByteArray());
+    return { answered: 'bytes', size: body.length, md5: createHash('md5').update(body).digest('hex'), etag: (got.ETag ?? '').replace(/^"|"$/g, '') };
+  } catch (err) {
+    return { answered: 'error', ...refusal(err) };
+  }
+}
+
+/** What the store's refusal of an object says, from the recount's error (its cause is the S3 client's). */
+export function refusal(err: unknown): Pick<HeldStoreAnswer, 'name' | 'httpStatus' | 'message'> {
+  const cause = ((err as { cause?: unknown }).cause ?? err) as { name?: string; Code?: string; message?: string; $metadata?: { httpStatusCode?: number }; $response?: { headers?: Record<string, string> } };
+  return { name: cause.Code ?? cause.name ?? 'Error', httpStatus: cause.$metadata?.httpStatusCode ?? null, message: String(cause.message ?? err).slice(0, 300) };
 }
 
 /** A store call retried on a retryable failure (QualError.canRetry), 0.5 s doubling to 8 s. */
@@ -78,6 +120,7 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
   const attempts = o.attempts ?? 5;
   const workers = o.judgeWorkers ?? defaultJudgeWorkers();
   const pool = workers > 0 ? new JudgePool(s, workers) : undefined;
+  const unchecked = o.held ? new S3Client({ endpoint: s.endpoint, region: s.region, forcePathStyle: true, credentials: o.credentials, maxAttempts: 1, responseChecksumValidation: 'WHEN_REQUIRED' }) : undefined;
   try {
     // The pipeline: the listing's pages feed the GETs as they arrive (pipelined listing);
     // a GET slot hands its body to a judge worker and fetches the next object at once, so
@@ -87,6 +130,9 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
     let listedSoFar = 0;
     const hidden: string[] = [];
     const current = new Map<string, { etag: string; size: number }>();
+    const held = o.held ? new Map(o.held.watch.map((w) => [w.key, w])) : undefined;
+    const judged = held && o.ledgerPath && existsSync(o.ledgerPath) ? readJudgedLedger(o.ledgerPath) : new Map<string, LedgerEntry>();
+    const answers: HeldStoreAnswer[] = [];
     const mark = (key: string, size: number, b: BodyJudgement) => {
       const j = tally.addJudged(key, size, b);
       o.collector?.add(key, b);
@@ -111,17 +157,56 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
     await forEachPaged(pages(), o.concurrency ?? 16, async (obj) => {
       while (pool && backlog > JUDGE_BACKLOG_BYTES && judgeFailed === undefined) await Promise.race(judging);
       if (judgeFailed !== undefined) throw judgeFailed;
-      const got = await withRetry(attempts, () => store.get(obj.key));
+      let got: Awaited<ReturnType<ObjectStore['get']>>;
+      try {
+        got = await withRetry(attempts, () => store.get(obj.key));
+      } catch (err) {
+        if (!held || !unchecked) throw err;
+        // Asked again without the response checksum check: the store's own answer (its error code, or the bytes it serves).
+        const w = held.get(obj.key);
+        const answer = await uncheckedAnswer(unchecked, s.bucket, obj.key, storeSettings.requestTimeoutMs ?? 30_000);
+        const matchesOriginal = answer.md5 && w?.originalMd5 ? answer.md5 === w.originalMd5 : undefined;
+        answers.push({
+          key: obj.key,
+          ...(w ? { faultId: w.faultId } : {}),
+          why: w ? ['unreadable', 'held'] : ['unreadable'],
+          ...answer,
+          ...(matchesOriginal !== undefined ? { matchesOriginal } : {}),
+          recountError: (err as Error).message.slice(0, 300),
+        });
+        findings.push(`${obj.key}: the recount could not read it (${answer.answered === 'error' ? `the store answers ${answer.name}` : 'the store serves it unchecked'})`);
+        return;
+      }
       if (!got) {
         findings.push(`${obj.key}: listed but gone before it could be read`);
         return;
       }
       current.set(obj.key, { etag: got.etag, size: got.size });
+      if (held) {
+        const w = held.get(obj.key);
+        const j = judged.get(obj.key);
+        const md5 = createHash('md5').update(got.body).digest('hex');
+        const matchesJudged = j ? j.etag === got.etag && j.size === got.size : undefined;
+        const matchesOriginal = w?.originalMd5 ? w.originalMd5 === md5 : undefined;
+        const why: HeldStoreAnswer['why'] = [...(matchesJudged === false || matchesOriginal === false ? (['differs'] as const) : []), ...(w ? (['held'] as const) : [])];
+        if (why.length)
+          answers.push({
+            key: obj.key,
+            ...(w ? { faultId: w.faultId } : {}),
+            why,
+            answered: 'bytes',
+            size: got.size,
+            etag: got.etag,
+            md5,
+            ...(j ? { judged: { etag: j.etag, size: j.size }, matchesJudged } : {}),
+            ...(matchesOriginal !== undefined ? { matchesOriginal } : {}),
+          });
+      }
       if (!pool) return mark(obj.key, got.size, judgeBody(tally.gen, obj.key, got.body));
       // The body is handed to a worker (and detached here); the slot goes on to the next GET.
       const size = got.size;
       backlog += size;
-      const judged: Promise<void> = pool
+      const judgement: Promise<void> = pool
         .judge(obj.key, got.body)
         .then((b) => mark(obj.key, size, b))
         .catch((err: unknown) => {
@@ -129,9 +214,9 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
         })
         .finally(() => {
           backlog -= size;
-          judging.delete(judged);
+          judging.delete(judgement);
         });
-      judging.add(judged);
+      judging.add(judgement);
     });
     while (judging.size > 0) await Promise.all([...judging]);
     if (judgeFailed !== undefined) throw judgeFailed;
@@ -162,8 +247,11 @@ export async function recount(o: RecountOptions): Promise<RecountResult> {
       durationS: Math.round((Date.now() - t0) / 10) / 100,
       ...(hidden.length ? { hiddenObjects: hidden.length } : {}),
     };
-    return { recount, findings, tally };
+    // A held fault's object that is not even listed any more: said too, not left out.
+    for (const w of held?.values() ?? []) if (!current.has(w.key) && !answers.some((a) => a.key === w.key)) answers.push({ key: w.key, faultId: w.faultId, why: ['unreadable', 'held'], answered: 'error', name: 'NotListed', httpStatus: null, message: `not listed under ${s.prefix}` });
+    return { recount, findings, tally, ...(held ? { storeAnswers: answers.sort((a, b) => a.key.localeCompare(b.key)) } : {}) };
   } finally {
+    unchecked?.destroy();
     store.destroy();
     await pool?.close();
   }

@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { EVIDENCE, EVIDENCE_DESCRIPTIONS, REQUIRED_EVIDENCE, RunStore, type EvidenceValues, type JsonKey, type JsonlKey } from '../lib/run-store.ts';
-import { normalizeVerdictName, RUN_PHASES, type ChaosRecord, type GateResult, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type Rehearsal, type ResourceSample, type RunPhase, type Sample, type Verdict, type ZombieTrail } from '../lib/evidence.ts';
+import { normalizeVerdictName, RUN_PHASES, type ChaosRecord, type GateResult, type HeldRecount, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type Rehearsal, type ResourceSample, type RunPhase, type Sample, type Verdict, type ZombieTrail } from '../lib/evidence.ts';
 
 export interface CheckpointSeen {
   id: number;
@@ -79,6 +79,8 @@ export interface RunEvidence {
   phases: PhaseMark[];
   resources: ResourceSample[];
   recount?: Recount;
+  /** recount-held.json: the recount's held pass (optional: only a run with a fault held through the recount has one). */
+  recountHeld?: HeldRecount;
   verdict?: Verdict;
   /** The input topic's audit (optional: older runs and aborted ones have none). */
   inputAudit?: { records: number; clean: boolean; duplicates: number; holes: number; mismatched: number; misplaced: number; findings: string[]; tail?: { leftAtFinish: number; finishMs: number; reopened: number } };
@@ -159,6 +161,7 @@ export function readRunEvidence(runDir: string): RunEvidence {
   ev.ledger = readJsonl(store, 'ledger', ev);
   ev.checkpoints = readJsonl(store, 'checkpoints', ev);
   ev.recount = readJson(store, 'recount', ev);
+  ev.recountHeld = optional('recountHeld');
   ev.verdict = readJson(store, 'verdict', ev);
   if (ev.verdict?.verdict) ev.verdict.verdict = normalizeVerdictName(ev.verdict.verdict) as Verdict['verdict'];
   if (store.has('phases')) ev.phases = readJsonl(store, 'phases', ev);

@@ -26,6 +26,7 @@ import { resourcesSection } from './resources.ts';
 import { seedComparisonSection } from './seed-comparison.ts';
 import { claimUnderTest, storeDownDuringRecovery } from './claim.ts';
 import { storeDefectsFor } from './store-defects.ts';
+import { storeBitrotSection } from './store-bitrot.ts';
 import { describeSampleErrorTiming, sampleErrorTiming } from './sample-errors.ts';
 import { describeRehearsal } from './rehearsal.ts';
 import { renderTimelineSvg } from './timeline-svg.ts';
@@ -67,10 +68,16 @@ function lastStamp(ev: RunEvidence): string | undefined {
 }
 
 /** The store the run ran against: provenance.json's store, or (a run recorded before a campaign could choose) its store-like component. */
-function storeComponent(ev: RunEvidence): { name: string; version: string } | undefined {
+function storeComponent(ev: RunEvidence): { name: string; version: string; drives?: number } | undefined {
   const p = ev.provenance;
   if (p?.store) return p.store;
   return p?.components.find((c) => /minio|seaweed|versity|s3/i.test(c.name));
+}
+
+/** The store's name, version and (when provenance.json records it) MinIO's drive layout: "minio V, erasure-coded on 4 drives". */
+export function storeWithLayout(store: { name: string; version: string; drives?: number }): string {
+  const layout = store.drives === undefined ? '' : store.drives > 1 ? `, erasure-coded on ${store.drives} drives` : ', single drive';
+  return `${store.name} ${store.version}${layout}`;
 }
 
 function countersPhrase(c: Record<CounterName, number> | undefined): string {
@@ -240,7 +247,7 @@ function provenance(x: Ctx): string[] {
     ['Harness', `node ${p.harness.node} on ${p.harness.platform}`],
   ];
   const store = storeComponent(ev);
-  if (store) rows.splice(rows.length - 1, 0, ['Store', p.store ? `${store.name} ${store.version} on the store host (the campaign's \`store\`)` : `${store.name} ${store.version} (the store component: this run's provenance.json names no store)`]);
+  if (store) rows.splice(rows.length - 1, 0, ['Store', p.store ? `${storeWithLayout(store)} on the store host (the campaign's \`store\`)` : `${store.name} ${store.version} (the store component: this run's provenance.json names no store)`]);
   const replays = (p as { replays?: unknown }).replays;
   if (ev.rehearsal) rows.splice(1, 0, ['Rehearsal', describeRehearsal(ev.rehearsal, p.engine.revision)]);
   if (typeof replays === 'string') rows.splice(1, 0, ['Replay of', `run ${replays}: this run re-ran its stored schedule (campaign.resolved.json and plan.json; replay.json lists the faults kept) at the revision below`]);
@@ -374,6 +381,7 @@ function survived(x: Ctx): string[] {
     }
   }
   out.push(...tamperSection(x));
+  out.push(...storeBitrotSection(x.ev));
   out.push(...zombiesSection(x.ev.zombies));
   return out;
 }
@@ -485,7 +493,7 @@ function boundaries(x: Ctx): string[] {
   const wl = c ? `${fmtInt(c.workload.rate)} events/s over ${plural(c.workload.partitions, 'partition')} and ${fmtInt(c.workload.keys)} keys with ${fmtDuration(c.workload.checkpointIntervalS)} checkpoints` : 'the workload above';
   const during = `${c ? fmtDuration(c.workload.soakS) : 'an unrecorded'} soak`;
   const rev = p ? `revision \`${p.engine.revision}\`` : 'an unrecorded revision';
-  const storeWords = store ? `${store.name} ${store.version}` : 'the rig\'s S3-compatible store (version not in provenance.json)';
+  const storeWords = store ? storeWithLayout(store) : 'the rig\'s S3-compatible store (version not in provenance.json)';
   const rig = rigWords(p);
   if (x.pass) {
     out.push(

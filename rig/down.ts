@@ -23,10 +23,10 @@ import { clearLocal, localLeftovers, sshDir } from './local.ts';
 import { removeTaggedRules, stopAllServices } from './services.ts';
 import { closeAllRemotes, SshRemote } from './ssh.ts';
 import { readRigState, rigStatePath } from './state.ts';
-import { credentialsPath, STORE_DATA_DIRS } from './store.ts';
+import { credentialsPath, MINIO_DRIVE_LAYOUTS, minioDataDir, STORE_DATA_DIRS } from './store.ts';
 
-/** What each host's directory keeps across `rig down` (not --purge): uploaded components and each store's data. */
-export const KEPT_ON_DOWN: readonly string[] = ['opt', 'bin', ...Object.values(STORE_DATA_DIRS)];
+/** What each host's directory keeps across `rig down` (not --purge): uploaded components and each store's data (each MinIO drive layout's too). */
+export const KEPT_ON_DOWN: readonly string[] = ['opt', 'bin', ...new Set([...Object.values(STORE_DATA_DIRS), ...MINIO_DRIVE_LAYOUTS.map(minioDataDir)])];
 
 /**
  * The paths `rig down` removes, given the state directory and each host directory's

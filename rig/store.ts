@@ -13,6 +13,16 @@
  *
  * Each store keeps its data in its own directory, so switching stores leaves the other's
  * bucket where it was.
+ *
+ * MinIO runs on one of two drive layouts (the campaign's `store: { kind: minio, drives: N }`,
+ * rig.json's store.drives): one drive (`minio server <dataDir>/minio-data`, MinIO's
+ * single-drive mode: nothing can repair a rotten byte) or four drives erasure-coded
+ * (`minio server <dataDir>/minio-data-d4/{1...4}`, MinIO's ellipsis syntax: one erasure set,
+ * 2 data and 2 parity shards per block). Each layout keeps its own data directory, so
+ * switching layouts leaves the other's bucket where it was, like switching stores. The four
+ * drives of a rig are directories on the store host's one disk, which MinIO refuses as "part
+ * of the root drive" outside its single-drive mode: MINIO_ROOTDRIVE_THRESHOLD_SIZE=1B turns
+ * that check into "a drive of at most 1 byte is the root drive" (never), and nothing else.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -27,6 +37,11 @@ import type { StoreCredentials, StoreEndpoint, StoreKind } from './types.ts';
 
 export const STORE_PORT = 9000;
 export const STORE_CONSOLE_PORT = 9001;
+/** MinIO's drive layouts a campaign may choose: one drive, or four erasure-coded on the store host. */
+export const MINIO_DRIVE_LAYOUTS = [1, 4] as const;
+/** The environment a multi-drive MinIO needs on a rig whose drives share the host's root disk (see above). */
+export const MINIO_MULTI_DRIVE_ENV: Readonly<Record<string, string>> = { MINIO_ROOTDRIVE_THRESHOLD_SIZE: '1B' };
+
 /** SeaweedFS's inner servers on the store host (its S3 gateway answers on STORE_PORT). */
 export const SEAWEEDFS_PORTS = { master: 9333, volume: 8080, filer: 8888 } as const;
 /** The service each store runs as on the store host (rig/process.ts service folders). */
@@ -45,6 +60,37 @@ export const STORE_DATA_DIRS: Readonly<Record<StoreKind, string>> = { minio: 'mi
 export const STORE_HEALTH_PATHS: Readonly<Record<StoreKind, string>> = { minio: '/minio/health/live', seaweedfs: '/healthz' };
 /** The install manifest's component of each store (rig/install.ts). */
 export const STORE_COMPONENTS: Readonly<Record<StoreKind, string>> = { minio: 'minio', seaweedfs: 'seaweedfs' };
+
+/**
+ * MinIO's data directory for a drive layout, under the store host's dataDir: `minio-data`
+ * for one drive (the directory every rig used before layouts could be chosen), `minio-data-d4`
+ * holding the drives 1 … 4 for four.
+ */
+export function minioDataDir(drives: number): string {
+  return drives === 1 ? STORE_DATA_DIRS.minio : `${STORE_DATA_DIRS.minio}-d${drives}`;
+}
+
+/** The drive directories of a layout under the store host's dataDir (one, or minio-data-d4/1 … 4). */
+export function minioDriveDirs(dataDir: string, drives: number): string[] {
+  if (drives === 1) return [`${dataDir}/${minioDataDir(1)}`];
+  return Array.from({ length: drives }, (_, i) => `${dataDir}/${minioDataDir(drives)}/${i + 1}`);
+}
+
+/** `minio server`'s data argument for a layout: the one directory, or MinIO's ellipsis over the drives (`…/minio-data-d4/{1...4}`). */
+export function minioDataArg(dataDir: string, drives: number): string {
+  return drives === 1 ? `${dataDir}/${minioDataDir(1)}` : `${dataDir}/${minioDataDir(drives)}/{1...${drives}}`;
+}
+
+/** The drives a rig's store runs on: rig.json's store.drives, 1 when absent (single drive, every rig.json before layouts). */
+export function storeDrivesOf(store: Pick<StoreEndpoint, 'drives'>): number {
+  return store.drives ?? 1;
+}
+
+/** A store and its layout in words: "minio (single drive)", "minio (erasure-coded, 4 drives)", "seaweedfs". */
+export function describeStoreLayout(kind: StoreKind, drives = 1): string {
+  if (kind !== 'minio') return kind;
+  return drives > 1 ? `${kind} (erasure-coded, ${drives} drives)` : `${kind} (single drive)`;
+}
 
 /** The store a rig runs: rig.json's store.kind, MinIO for a rig.json written before there was a choice. */
 export function storeKindOf(store: Pick<StoreEndpoint, 'kind'>): StoreKind {
@@ -122,8 +168,8 @@ export function seaweedfsCommand(weed: string, address: string, dataDir: string,
   ].join(' ');
 }
 
-/** Starts the store of this kind on the store host, on its own data directory. Returns its PID. */
-export async function startStore(remote: Remote, kind: StoreKind, version: string, creds: StoreCredentials): Promise<number> {
+/** Starts the store of this kind on the store host, on its own data directory (MinIO: on `drives` drives). Returns its PID. */
+export async function startStore(remote: Remote, kind: StoreKind, version: string, creds: StoreCredentials, drives = 1): Promise<number> {
   const a = remote.host.address;
   const d = remote.host.dataDir;
   if (kind === 'seaweedfs') {
@@ -134,15 +180,29 @@ export async function startStore(remote: Remote, kind: StoreKind, version: strin
   }
   return startService(remote, {
     name: STORE_SERVICES.minio,
-    command: `${shQuote(storeBinaryPath(remote, kind, version))} server ${shQuote(`${d}/${STORE_DATA_DIRS.minio}`)} --address ${a}:${STORE_PORT} --console-address ${a}:${STORE_CONSOLE_PORT} --quiet`,
-    env: {
-      MINIO_ROOT_USER: creds.accessKeyId,
-      MINIO_ROOT_PASSWORD: creds.secretAccessKey,
-      MINIO_API_STALE_UPLOADS_EXPIRY: STALE_UPLOADS_EXPIRY,
-      MINIO_UPDATE: 'off',
-    },
+    command: minioCommand(storeBinaryPath(remote, kind, version), a, d, drives),
+    env: minioEnv(creds, drives),
     cwd: d,
   });
+}
+
+/**
+ * The command line of `minio server` on an address, on the drive layout's data (minioDataArg),
+ * quoted whole so that the shell hands MinIO its ellipsis (`{1...4}`) as it is.
+ */
+export function minioCommand(minio: string, address: string, dataDir: string, drives: number): string {
+  return `${shQuote(minio)} server ${shQuote(minioDataArg(dataDir, drives))} --address ${address}:${STORE_PORT} --console-address ${address}:${STORE_CONSOLE_PORT} --quiet`;
+}
+
+/** MinIO's environment: the rig's root credentials, the stale-upload expiry, no update checks; on several drives, MINIO_MULTI_DRIVE_ENV. */
+export function minioEnv(creds: StoreCredentials, drives: number): Record<string, string> {
+  return {
+    MINIO_ROOT_USER: creds.accessKeyId,
+    MINIO_ROOT_PASSWORD: creds.secretAccessKey,
+    MINIO_API_STALE_UPLOADS_EXPIRY: STALE_UPLOADS_EXPIRY,
+    MINIO_UPDATE: 'off',
+    ...(drives > 1 ? MINIO_MULTI_DRIVE_ENV : {}),
+  };
 }
 
 /** The credentials an earlier rig kept (its data is still there, opened by them), or undefined. */
@@ -159,18 +219,23 @@ function keptCredentials(): StoreCredentials | undefined {
  * Uploads the store of this kind and starts it on the data an earlier rig left (kept across
  * `rig down`, with the credentials that open it; fresh ones when there are none), after
  * stopping whichever store ran there (one store answers on STORE_PORT), and creates the
- * bucket unless it is there already.
+ * bucket unless it is there already. MinIO runs on `drives` drives (MINIO_DRIVE_LAYOUTS),
+ * each layout on its own data directory; the endpoint records the layout.
  */
-export async function deployStore(remote: Remote, kind: StoreKind, binary: string, version: string, log: (l: string) => void): Promise<{ endpoint: StoreEndpoint; credentials: StoreCredentials }> {
+export async function deployStore(remote: Remote, kind: StoreKind, binary: string, version: string, log: (l: string) => void, drives = 1): Promise<{ endpoint: StoreEndpoint; credentials: StoreCredentials }> {
+  if (kind !== 'minio' && drives !== 1) throw new QualError('INTERNAL', `${kind} runs on one data directory; drives ${drives} is MinIO's only`);
+  if (!(MINIO_DRIVE_LAYOUTS as readonly number[]).includes(drives)) throw new QualError('INTERNAL', `MinIO runs on ${MINIO_DRIVE_LAYOUTS.join(' or ')} drives, not ${drives}`);
   const kept = keptCredentials();
   const credentials: StoreCredentials = kept ?? { accessKeyId: `cq${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
   if (!kept) writeFileSync(credentialsPath(), JSON.stringify(credentials) + '\n', { mode: 0o600 });
-  log(`${remote.host.name}: ${kind} data in ${STORE_DATA_DIRS[kind]}/ (kept across rig down), ${kept ? "the earlier rig's credentials" : 'fresh credentials'}`);
+  const dataDir = kind === 'minio' ? minioDataDir(drives) : STORE_DATA_DIRS[kind];
+  log(`${remote.host.name}: ${describeStoreLayout(kind, drives)} data in ${dataDir}/ (kept across rig down), ${kept ? "the earlier rig's credentials" : 'fresh credentials'}`);
   for (const service of Object.values(STORE_SERVICES)) await stopService(remote, service);
   const copied = await uploadFile(remote, binary, storeBinaryPath(remote, kind, version), 0o755);
   log(`${remote.host.name}: ${kind} binary ${copied ? 'copied' : 'unchanged'}`);
-  await remote.exec(`mkdir -p ${shQuote(`${remote.host.dataDir}/${STORE_DATA_DIRS[kind]}`)}`);
-  await startStore(remote, kind, version, credentials);
+  const dirs = kind === 'minio' ? minioDriveDirs(remote.host.dataDir, drives) : [`${remote.host.dataDir}/${dataDir}`];
+  await remote.exec(`mkdir -p ${dirs.map(shQuote).join(' ')}`);
+  await startStore(remote, kind, version, credentials, drives);
   const endpoint: StoreEndpoint = {
     endpoint: `http://${remote.host.address}:${STORE_PORT}`,
     region: 'us-east-1',
@@ -179,6 +244,7 @@ export async function deployStore(remote: Remote, kind: StoreKind, binary: strin
     host: remote.host.name,
     version,
     kind,
+    ...(kind === 'minio' ? { drives } : {}),
   };
   await waitStoreReady(remote, endpoint);
   const s3 = s3Client(endpoint, credentials);

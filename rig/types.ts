@@ -48,6 +48,8 @@ export interface StoreEndpoint {
   version: string;
   /** Which store runs (absent in a rig.json written before SeaweedFS could: MinIO). */
   kind?: StoreKind;
+  /** MinIO's drives (rig/store.ts MINIO_DRIVE_LAYOUTS): 1, or 4 erasure-coded; absent in a rig.json written before layouts could be chosen, and for SeaweedFS: one. */
+  drives?: number;
 }
 
 /** What `rig up` writes to <stateDir>/rig.json and every later command reads. */

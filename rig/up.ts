@@ -3,7 +3,8 @@
  * over SSH for both: clear what an earlier rig left on the hosts, deploy Kafka to the
  * brokers, the S3 store (MinIO by default, or SeaweedFS: `rig up --store`) to the store host
  * and Node to the engine hosts, wait for each to be ready, and write <stateDir>/rig.json.
- * A campaign that names the other store switches the running rig's store (switchStore).
+ * A campaign that names the other store, or another MinIO drive layout, switches the running
+ * rig's store (switchStore).
  */
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { QualError } from '../lib/errors.ts';
@@ -20,7 +21,7 @@ import { servicePid } from './process.ts';
 import { removeTaggedRules, stopAllServices } from './services.ts';
 import { closeAllRemotes, remoteFor } from './ssh.ts';
 import { rigStatePath } from './state.ts';
-import { deployStore, storeKindOf, STORE_COMPONENTS, STORE_SERVICES } from './store.ts';
+import { deployStore, describeStoreLayout, storeDrivesOf, storeKindOf, STORE_COMPONENTS, STORE_SERVICES } from './store.ts';
 import type { HostSpec, RigState, StoreKind } from './types.ts';
 
 /** Where the Node binary goes on engine hosts, relative to the host's dataDir (RigState.nodePath). */
@@ -151,26 +152,29 @@ export async function rigUp(opts: RigUpOptions = {}): Promise<RigState> {
 }
 
 /**
- * The rig with the store `kind` running on its store host: the rig as it is when it already
- * runs that store; otherwise the running store is stopped (its data stays in its own
- * directory), the other one is deployed with the same credentials and bucket, and rig.json
- * is rewritten to name it. Kafka and the engine hosts are not touched.
+ * The rig with the store `kind` running on its store host, MinIO on `drives` drives: the rig
+ * as it is when it already runs that store on that layout; otherwise the running store is
+ * stopped (its data stays in its own directory: each store and each MinIO layout has one),
+ * the asked one is deployed with the same credentials and bucket, and rig.json is rewritten
+ * to name it. So a rig whose MinIO runs on one drive is restarted on four, and back. Kafka
+ * and the engine hosts are not touched.
  */
-export async function switchStore(state: RigState, kind: StoreKind, log: (l: string) => void = () => {}): Promise<RigState> {
+export async function switchStore(state: RigState, kind: StoreKind, log: (l: string) => void = () => {}, drives = 1): Promise<RigState> {
   const running = storeKindOf(state.store);
-  if (running === kind) return state;
+  const runningDrives = storeDrivesOf(state.store);
+  if (running === kind && runningDrives === drives) return state;
   const binary = await storeComponent(STORE_COMPONENTS[kind], log);
   const host = state.hosts.find((h) => h.name === state.store.host);
   if (!host) throw new QualError('INTERNAL', `rig.json names the store host ${state.store.host}, which is not among its hosts`);
   const t = Date.now();
-  log(`store: switching ${host.name} from ${running} to ${kind}`);
+  log(`store: switching ${host.name} from ${describeStoreLayout(running, runningDrives)} to ${describeStoreLayout(kind, drives)}`);
   const remote = remoteFor(host);
-  const { endpoint } = await deployStore(remote, kind, binary.path, binary.version, log);
+  const { endpoint } = await deployStore(remote, kind, binary.path, binary.version, log, drives);
   if (state.kind === 'local') {
     const pid = await servicePid(remote, STORE_SERVICES[kind]);
     if (pid) recordPid(pid, `${STORE_SERVICES[kind]} ${host.name}`);
   }
-  log(`store: ${kind} up at ${endpoint.endpoint}, bucket ${endpoint.bucket} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+  log(`store: ${describeStoreLayout(kind, drives)} up at ${endpoint.endpoint}, bucket ${endpoint.bucket} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
   const next: RigState = { ...state, store: endpoint };
   writeState(next);
   return next;

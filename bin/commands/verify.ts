@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeFileSyn
 import path from 'node:path';
 import type { Command } from '../../lib/cli.ts';
 import { EXIT, QualError } from '../../lib/errors.ts';
-import { COUNTER_NAMES, type Recount } from '../../lib/evidence.ts';
+import { COUNTER_NAMES, type ChaosRecord, type HeldRecount, type Recount } from '../../lib/evidence.ts';
 import { recount } from '../../oracle/recount.ts';
 import { FindingsCollector, attributeCauses, type PlaceOfKey, unplaced, findingsPathFor, firstSeenFromLedger, verifyOutPath, writeFindings } from '../../oracle/findings.ts';
 import { checkOracleSettings, checkProduced, readOracleSettings, readProduced, type OracleSettings } from '../../oracle/run-settings.ts';
@@ -26,24 +26,41 @@ export function objectsGone(ledgerObjects: number, listed: number | 'no bucket',
 
 /**
  * Why a recount against the rig's store must not run (undefined when it may): the run ran on
- * one store (provenance.json's store.name) and the rig now runs the other, whose data
- * directory does not hold the run's bucket. Runs recorded before campaigns named a store
- * ran on MinIO.
+ * one store (provenance.json's store.name) and the rig now runs the other, or MinIO on the
+ * other drive layout (store.drives: one drive or four; each layout has its own data
+ * directory), which does not hold the run's bucket. Runs recorded before campaigns named a
+ * store ran on MinIO, on one drive.
  */
-export function otherStore(ranOn: string | undefined, running: string): string | undefined {
+export function otherStore(ranOn: string | undefined, running: string, ranDrives = 1, runningDrives = 1): string | undefined {
   const ran = ranOn ?? 'minio';
-  if (ran === running) return undefined;
+  if (ran === running && (ran !== 'minio' || ranDrives === runningDrives)) return undefined;
+  if (ran === running) {
+    const words = (n: number) => (n === 1 ? 'one drive' : `${n} drives`);
+    return `the run ran on MinIO on ${words(ranDrives)} and the rig's MinIO runs on ${words(runningDrives)}: each layout keeps its own data, so the run's objects are not in this one. Switch the rig's store first (a campaign with 'store: { kind: minio, drives: ${ranDrives} }'), then verify again.`;
+  }
   return `the run ran on ${ran} and the rig runs ${running}: each store keeps its own data, so the run's objects are not in this one. Switch the rig's store first ('rig up --store ${ran}', or a campaign with 'store: ${ran}'), then verify again.`;
 }
 
-/** provenance.json's store.name, or undefined (no file, no field). */
-function storeOfRun(runDir: string): string | undefined {
+/** provenance.json's store name and drives, or undefined (no file, no field). */
+function storeOfRun(runDir: string): { name: string; drives: number } | undefined {
   try {
-    const name = (JSON.parse(readFileSync(path.join(runDir, EVIDENCE.provenance.file), 'utf8')) as { store?: { name?: unknown } }).store?.name;
-    return typeof name === 'string' ? name : undefined;
+    const store = (JSON.parse(readFileSync(path.join(runDir, EVIDENCE.provenance.file), 'utf8')) as { store?: { name?: unknown; drives?: unknown } }).store;
+    return typeof store?.name === 'string' ? { name: store.name, drives: typeof store.drives === 'number' ? store.drives : 1 } : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The faults held through the recount and still in force, from a run's chaos log: each landed
+ * with heldThroughRecount in its evidence (chaos/store-bitrot.ts, variant committed) and not
+ * healed yet, with the object it rotted and the MD5 it read before the rot.
+ */
+export function heldFaultsOf(chaos: readonly ChaosRecord[]): { faultId: string; key: string; originalMd5: string | null }[] {
+  const healed = new Set(chaos.filter((r) => r.phase === 'healed' || r.phase === 'heal-failed').map((r) => r.faultId));
+  return chaos
+    .filter((r) => r.phase === 'landed' && r.evidence?.heldThroughRecount === true && typeof r.evidence.key === 'string' && !healed.has(r.faultId))
+    .map((r) => ({ faultId: r.faultId, key: r.evidence!.key as string, originalMd5: typeof r.evidence!.originalMd5 === 'string' ? r.evidence!.originalMd5 : null }));
 }
 
 /**
@@ -108,6 +125,10 @@ store no longer holds the run: verify says so, recounts nothing and writes nothi
     out: { type: 'string', valueName: 'FILE', description: 'Where to write the recount (default RUN_DIR/recount.json, or RUN_DIR/recount.verify-<time>.json when the run has one); findings go beside it' },
     concurrency: { type: 'string', valueName: 'N', description: 'Parallel GETs', default: '16' },
     json: { type: 'boolean', description: 'Print the Recount as JSON' },
+    held: {
+      type: 'boolean',
+      description: "The recount's held pass (RUN_DIR only; the campaign runner runs it): with the faults chaos.jsonl shows held through the recount still in force, record what the store answers for each object it would not serve, whose bytes differ from the judged version, or that a held fault rotted, in RUN_DIR/recount-held.json; exit 0 once written",
+    },
   },
   examples: [
     'clink-qual verify runs/unknowns-20261204T221219-46b6',
@@ -140,9 +161,10 @@ store no longer holds the run: verify says so, recounts nothing and writes nothi
       outPath ??= verifyOutPath(runDir);
       if (!credentials) {
         const { readRigState, readStoreCredentials } = await import('../../rig/state.ts');
-        const { storeKindOf } = await import('../../rig/store.ts');
+        const { storeDrivesOf, storeKindOf } = await import('../../rig/store.ts');
         const rig = readRigState();
-        const wrong = otherStore(storeOfRun(runDir), storeKindOf(rig.store));
+        const ran = storeOfRun(runDir);
+        const wrong = otherStore(ran?.name, storeKindOf(rig.store), ran?.drives ?? 1, storeDrivesOf(rig.store));
         if (wrong) throw new QualError('PRECONDITION', wrong);
         credentials = readStoreCredentials(rig);
       }
@@ -178,6 +200,16 @@ store no longer holds the run: verify says so, recounts nothing and writes nothi
         const gone = objectsGone(ledgerObjects, listed, `s3://${settings.bucket}/${settings.prefix}`);
         if (gone) throw new QualError('PRECONDITION', gone);
       }
+    }
+    if (v.held) {
+      if (!runDir) throw new QualError('BAD_ARGUMENTS', '--held needs RUN_DIR (the held faults are read from its chaos.jsonl)');
+      const watch = heldFaultsOf(readJsonl<ChaosRecord>(path.join(runDir, EVIDENCE.chaos.file)));
+      const t0 = Date.now();
+      const held = await recount({ settings, credentials, produced, ledgerPath, concurrency, held: { watch } });
+      const out: HeldRecount = { t: new Date().toISOString(), held: watch.map((w) => ({ faultId: w.faultId, key: w.key })), objects: held.recount.objects + (held.storeAnswers ?? []).filter((a) => a.answered === 'error').length, answers: held.storeAnswers ?? [], durationS: Math.round((Date.now() - t0) / 10) / 100 };
+      writeFileSync(path.join(runDir, EVIDENCE.recountHeld.file), JSON.stringify(out, null, 2) + '\n');
+      console.log(v.json ? JSON.stringify(out, null, 2) : `held pass: ${out.answers.length} object(s) recorded (${out.held.length} held fault(s)); written ${path.join(runDir, EVIDENCE.recountHeld.file)}`);
+      return EXIT.ok;
     }
     const collector = new FindingsCollector(undefined, await placeOfKeyFor(runDir));
     const { recount: r, findings } = await recount({ settings, credentials, produced, ledgerPath, concurrency, collector });

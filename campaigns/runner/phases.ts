@@ -4,11 +4,14 @@
  *   deploy    the input topic, the engine, the generator, the oracle, the resource sampler
  *   gate      the pipeline shown working, one fault landed and recovered (no soak without it)
  *   soak      the planned faults at their times, for the soak's length
- *   drain     the input stopped, every fault healed, wait until everything produced is committed
+ *   drain     the input stopped, every fault healed (but those held through the recount), wait
+ *             until everything produced is committed
  *   settle    idle checkpoints with no input left, the engine stopped, the bucket's last sample
  *   wrap-up   always, even after an abort: heal, collect logs, count pending uploads, stop
  *   recount   the input audit finished (it has tailed the topic since deploy, so only the
- *             input's last records are left), then a separate process re-reads the settled bucket
+ *             input's last records are left), then a separate process re-reads the settled bucket;
+ *             with faults held through the recount (a committed object rotten on the store's
+ *             disk), a held pass first (recount-held.json), then their heal (held-recount.ts)
  *   verdict   decided from the evidence, written with the report
  *
  * `RUN_PHASE_STEPS` lists the in-run phases the runner walks (deploy → settle); each throws to
@@ -58,6 +61,7 @@ import type { FaultContext } from '../../chaos/fault.ts';
 import type { ResolvedCampaign } from '../types.ts';
 import { MANDATORY_FAULT_POINTS } from '../types.ts';
 import type { RunContext } from './context.ts';
+import { recountAroundHeld } from './held-recount.ts';
 import { countPendingUploads } from './pending-uploads.ts';
 import { ResourceSampler, readResources } from './resources.ts';
 import { readLedger } from './tamper.ts';
@@ -178,7 +182,8 @@ export const drain: Phase = async (ctx) => {
   await producer.stop();
   store.write('produced', { perPartition: producer.produced() });
   log(`drain: input stopped at ${producer.total} events; healing everything`);
-  await ctx.controller.healActive();
+  // Faults held through the recount stay in force for its first pass (held-recount.ts).
+  await ctx.controller.healActive({ keepHeld: true });
   await healAll(rig, remote);
   await engine.disarmFaultPoints();
   // The tail committed by a checkpoint asked for now, not at the next periodic one (after the
@@ -236,7 +241,8 @@ export const wrapUp: Phase = async (ctx) => {
   const { engine, rig, remote, store, credentials, log } = ctx.run;
   ctx.enterPhase('wrap-up');
   ctx.stopHealthPolling();
-  await ctx.controller.healActive().catch(() => {});
+  // Held faults stay for the recount's first pass, unless the run was aborted (no recount then).
+  await ctx.controller.healActive({ keepHeld: !ctx.aborted }).catch(() => {});
   await healAll(rig, remote).catch(() => {});
   await engine.disarmFaultPoints().catch(() => {});
   if (ctx.producer) {
@@ -283,8 +289,20 @@ export const wrapUp: Phase = async (ctx) => {
   ctx.judge?.close();
 };
 
-/** The input audit finished, then the separate recount in its own process (not after an abort, nor when nothing was produced). */
+/**
+ * The input audit finished, then the separate recount in its own process (not after an abort,
+ * nor when nothing was produced); with faults held through the recount, a held pass first and
+ * their heal (campaigns/runner/held-recount.ts). Held faults are healed whatever happens.
+ */
 export const recount: Phase = async (ctx) => {
+  try {
+    await recountSteps(ctx);
+  } finally {
+    await ctx.controller.healHeld().catch((err) => ctx.run.log(`healing the held faults: ${(err as Error).message}`));
+  }
+};
+
+async function recountSteps(ctx: RunContext): Promise<void> {
   const { campaign, store, log } = ctx.run;
   if (ctx.aborted || !ctx.producer || !ctx.inputAuditor) {
     await ctx.inputAuditor?.stop();
@@ -300,12 +318,24 @@ export const recount: Phase = async (ctx) => {
     log(`input audit failed: ${(err as Error).message}`);
   }
   ctx.enterPhase('recount');
-  log('recount: a separate process re-reads the settled bucket');
-  const r = await runRecount(store, Math.max(120, campaign.deadlines.recountS * 4) * 1000);
-  if (r.ok) ctx.out.recount = store.get('recount') ?? null;
-  else ctx.out.recountError = r.error;
+  const timeoutMs = Math.max(120, campaign.deadlines.recountS * 4) * 1000;
+  await recountAroundHeld({
+    held: () => ctx.controller.heldFaults,
+    heldPass: async () => {
+      const h = await runRecount(store, timeoutMs, 'recountHeld');
+      if (!h.ok) log(`recount: the held pass failed (${h.error}); recount-held.json is missing`);
+    },
+    healHeld: () => ctx.controller.healHeld(),
+    recount: async () => {
+      log('recount: a separate process re-reads the settled bucket');
+      const r = await runRecount(store, timeoutMs);
+      if (r.ok) ctx.out.recount = store.get('recount') ?? null;
+      else ctx.out.recountError = r.error;
+    },
+    log,
+  });
   ctx.enterPhase('report');
-};
+}
 
 /** The verdict from everything the phases found, written with the report. */
 export function decide(ctx: RunContext): Verdict {
@@ -533,16 +563,17 @@ async function askAfterHeal<T>(running: Promise<T>, faultId: string, asker: Chec
 }
 
 /** Runs `clink-qual verify RUN_DIR` in its own process; it writes recount.json. */
-function runRecount(store: RunStore, timeoutMs: number): Promise<{ ok: boolean; error?: string }> {
+function runRecount(store: RunStore, timeoutMs: number, writes: 'recount' | 'recountHeld' = 'recount'): Promise<{ ok: boolean; error?: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'clink-qual.ts'), 'verify', store.dir, '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const args = [path.join(repoRoot, 'bin', 'clink-qual.ts'), 'verify', store.dir, '--json', ...(writes === 'recountHeld' ? ['--held'] : [])];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
       // verify exits 0 (clean) or 1 (findings); both wrote recount.json.
-      if ((code === 0 || code === 1) && store.has('recount')) resolve({ ok: true });
+      if ((code === 0 || code === 1) && store.has(writes)) resolve({ ok: true });
       else resolve({ ok: false, error: `verify exited ${code}: ${err.trim().split('\n').slice(-3).join(' ')}` });
     });
   });

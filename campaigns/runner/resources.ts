@@ -26,7 +26,7 @@ import { sleep } from '../../lib/sleep.ts';
 import { kafkaPaths } from '../../rig/kafka.ts';
 import { shQuote } from '../../rig/process.ts';
 import type { Remote } from '../../rig/remote.ts';
-import { storeKindOf, STORE_DATA_DIRS } from '../../rig/store.ts';
+import { minioDataDir, storeDrivesOf, storeKindOf, STORE_DATA_DIRS } from '../../rig/store.ts';
 import type { HostSpec, RigState, StoreKind } from '../../rig/types.ts';
 
 export interface ResourceSamplerOptions {
@@ -46,10 +46,10 @@ export interface ResourceSamplerOptions {
   hostTimeoutMs?: number;
 }
 
-/** The data directories a host's command measures: the running store's on a store (rig/store.ts), Kafka's log dir on a broker (rig/kafka.ts). */
-export function diskTargets(host: HostSpec, kafkaVersion: string, store: StoreKind = 'minio'): { what: 'store' | 'broker'; path: string }[] {
+/** The data directories a host's command measures: the running store's on a store (rig/store.ts; MinIO's on its drive layout), Kafka's log dir on a broker (rig/kafka.ts). */
+export function diskTargets(host: HostSpec, kafkaVersion: string, store: StoreKind = 'minio', drives = 1): { what: 'store' | 'broker'; path: string }[] {
   const out: { what: 'store' | 'broker'; path: string }[] = [];
-  if (host.roles.includes('store')) out.push({ what: 'store', path: `${host.dataDir}/${STORE_DATA_DIRS[store]}` });
+  if (host.roles.includes('store')) out.push({ what: 'store', path: `${host.dataDir}/${store === 'minio' ? minioDataDir(drives) : STORE_DATA_DIRS[store]}` });
   if (host.roles.includes('broker')) out.push({ what: 'broker', path: kafkaPaths({ host } as Remote, kafkaVersion).data });
   return out;
 }
@@ -204,7 +204,7 @@ export class ResourceSampler {
     const probes = await Promise.all(
       hosts.map(async (h) => {
         try {
-          const r = await o.remote(h.name).exec(hostProbeCommand(h, diskTargets(h, o.rig.kafka.version, storeKindOf(o.rig.store ?? {}))), { check: false, timeoutMs });
+          const r = await o.remote(h.name).exec(hostProbeCommand(h, diskTargets(h, o.rig.kafka.version, storeKindOf(o.rig.store ?? {}), storeDrivesOf(o.rig.store ?? {}))), { check: false, timeoutMs });
           const p = parseHostProbe(r.stdout);
           for (const e of p.errors) errors.push(`${h.name}: ${e}`);
           return p;

@@ -29,7 +29,7 @@ import { pointLatest } from '../../reports/runs-list.ts';
 import { readManifest } from '../../rig/install.ts';
 import { closeAllRemotes, remoteFor } from '../../rig/ssh.ts';
 import { readRigState, readStoreCredentials } from '../../rig/state.ts';
-import { STALE_UPLOADS_EXPIRY, storeKindOf } from '../../rig/store.ts';
+import { describeStoreLayout, MINIO_MULTI_DRIVE_ENV, STALE_UPLOADS_EXPIRY, storeDrivesOf, storeKindOf } from '../../rig/store.ts';
 import type { RigState } from '../../rig/types.ts';
 import { rigUp, switchStore } from '../../rig/up.ts';
 import { inventoryNeedsOf } from '../inventory-needs.ts';
@@ -166,11 +166,13 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
   }
   // Preflight (campaigns/runner/preflight.ts): SSH with pinned keys, then heal what a crashed
   // controller left (tagged rules, paused services) and check every service before the gate.
-  // A rig on the other store is switched once the preflight has passed, and checked again.
+  // A rig on the other store, or MinIO on the other drive layout, is switched once the
+  // preflight has passed, and checked again.
   let pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log, { engine });
-  if (storeKindOf(rig.store) !== storeKind) {
-    log(`the campaign names store ${storeKind}; the rig runs ${storeKindOf(rig.store)}`);
-    rig = await switchStore(rig, storeKind, log);
+  const storeDrives = campaign.storeDrives ?? 1;
+  if (storeKindOf(rig.store) !== storeKind || storeDrivesOf(rig.store) !== storeDrives) {
+    log(`the campaign names store ${describeStoreLayout(storeKind, storeDrives)}; the rig runs ${describeStoreLayout(storeKindOf(rig.store), storeDrivesOf(rig.store))}`);
+    rig = await switchStore(rig, storeKind, log, storeDrives);
     pre = await preflight(rig, (n) => remoteFor(rig.hosts.find((h) => h.name === n)!), log, { engine });
   }
   const credentials = readStoreCredentials(rig);
@@ -224,8 +226,8 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
     rig: { kind: rig.kind, hosts: rig.hosts.map((h) => ({ name: h.name, address: h.address, roles: [...h.roles] })), operationsHost: operationsHostResources() },
     harness: { node: process.version, platform: `${process.platform} ${process.arch}` },
     startedAt,
-    store: { name: storeKindOf(rig.store), version: rig.store.version },
-    ...(storeKindOf(rig.store) === 'minio' ? { storeSettings: { MINIO_API_STALE_UPLOADS_EXPIRY: STALE_UPLOADS_EXPIRY } } : {}),
+    store: { name: storeKindOf(rig.store), version: rig.store.version, ...(storeKindOf(rig.store) === 'minio' ? { drives: storeDrivesOf(rig.store) } : {}) },
+    ...(storeKindOf(rig.store) === 'minio' ? { storeSettings: { MINIO_API_STALE_UPLOADS_EXPIRY: STALE_UPLOADS_EXPIRY, ...(storeDrivesOf(rig.store) > 1 ? MINIO_MULTI_DRIVE_ENV : {}) } } : {}),
     ...(replayed ? { replays: replayed.record.replays } : {}),
   });
   return { runId, campaign, engine, mutant, plan, rig, credentials, remote, topic, prefix, startedAt, revision, store, progress, log };

@@ -1,5 +1,6 @@
 /**
- * campaigns/load.ts: the campaign's `store` (minio or seaweedfs, default minio), and the fault
+ * campaigns/load.ts: the campaign's `store` (minio or seaweedfs, default minio; MinIO's drive
+ * layout, `{ kind: minio, drives: 4 }`, refused for seaweedfs and for counts but 1 or 4), and the fault
  * kinds refused on a store whose files they do not know (store-bitrot works on MinIO's own
  * files only), through the loader and through `campaign plan` (exit 254, FILE:LINE: FIELD).
  */
@@ -71,4 +72,51 @@ t.test('campaign plan refuses store-bitrot on seaweedfs with exit 254 and FILE:L
   const p = spawnSync(process.execPath, [cli, 'campaign', 'plan', fine], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
   t.equal(p.status, 0, p.stderr);
   t.match(p.stdout.split('\n')[0], /^campaign s \(.*outage\.yaml\), seed "s", store seaweedfs$/, "the plan's first line names the store");
+});
+
+t.test("store's drive layout: the plain name is one drive; { kind: minio, drives: 4 } is four erasure-coded", async (t) => {
+  const fault = '  - { kind: worker-kill }';
+  t.equal(parseCampaign(text(undefined, fault), 's.yaml').storeDrives, 1, 'no store line: one drive');
+  t.equal(parseCampaign(text('minio', fault), 's.yaml').storeDrives, 1, 'the plain string form is still accepted: one drive');
+  const four = parseCampaign(text('{ kind: minio, drives: 4 }', fault), 's.yaml');
+  t.same([four.store, four.storeDrives], ['minio', 4], 'the kind stays the store every check reads');
+  t.same([parseCampaign(text('{ kind: minio, drives: 1 }', fault), 's.yaml').storeDrives, parseCampaign(text('{ kind: minio }', fault), 's.yaml').storeDrives], [1, 1]);
+  t.same([parseCampaign(text('{ kind: seaweedfs }', fault), 's.yaml').store, parseCampaign(text('{ kind: seaweedfs }', fault), 's.yaml').storeDrives], ['seaweedfs', 1]);
+  const erasure = loadCampaign(path.join(repo, 'campaigns', 'corruption-erasure.yaml'));
+  t.same([erasure.store, erasure.storeDrives], ['minio', 4], 'corruption-erasure.yaml runs on the four drives');
+  t.same(erasure.faults.filter((f) => f.kind === 'store-bitrot').map((f) => f.variant), ['committed', 'staged', 'read'], "corruption.yaml's three store-bitrot variants");
+  t.equal(erasure.engine.mutant, 'none', 'the control: the correct engine');
+  t.ok(erasure.workload.soakS <= 600, 'short: a soak of at most 10 minutes');
+  t.equal(loadCampaign(path.join(repo, 'campaigns', 'corruption.yaml')).storeDrives, 1, 'corruption.yaml stays on one drive');
+});
+
+t.test('drives is refused for seaweedfs and for any count but 1 or 4, at its line; a bad shape is named', async (t) => {
+  const fault = '  - { kind: worker-kill }';
+  t.same(problems(() => parseCampaign(text('{ kind: seaweedfs, drives: 4 }', fault), 's.yaml')), [
+    "s.yaml:3: store.drives: seaweedfs keeps its data in one directory: drives is MinIO's drive layout only (remove it, or use kind: minio)",
+  ]);
+  t.same(problems(() => parseCampaign(text('{ kind: seaweedfs, drives: 1 }', fault), 's.yaml')), [
+    "s.yaml:3: store.drives: seaweedfs keeps its data in one directory: drives is MinIO's drive layout only (remove it, or use kind: minio)",
+  ], 'even drives 1: it names a layout seaweedfs does not have');
+  for (const n of [2, 3, 6, 8])
+    t.same(problems(() => parseCampaign(text(`{ kind: minio, drives: ${n} }`, fault), 's.yaml')), [
+      `s.yaml:3: store.drives: MinIO runs here on 1 drive (single-drive mode) or 4 drives (erasure-coded, 2 data + 2 parity shards on the store host), not ${n}`,
+    ]);
+  t.same(problems(() => parseCampaign(text('{ kind: minio, drives: 0 }', fault), 's.yaml')), ['s.yaml:3: store.drives: must be >= 1']);
+  t.same(problems(() => parseCampaign(text('{ kind: ceph }', fault), 's.yaml')), ['s.yaml:3: store.kind: must be one of: minio, seaweedfs (found "ceph")']);
+  t.same(problems(() => parseCampaign(text('{ kind: minio, disks: 4 }', fault), 's.yaml')), ['s.yaml:3: store.disks: unknown field (allowed here: kind, drives)']);
+  t.same(problems(() => parseCampaign(text('[minio]', fault), 's.yaml')), ['s.yaml:3: store: must be a store name (minio, seaweedfs) or a mapping { kind: minio, drives: 4 }']);
+  const multiline = ['name: s', 'seed: "s"', 'store:', '  kind: minio', '  drives: 3', 'workload: { rate: 10, soakS: 300 }', 'schedule: { spacingS: 10 }', 'faults:', fault].join('\n');
+  t.match(problems(() => parseCampaign(multiline, 'm.yaml')), [/^m\.yaml:5: store\.drives: MinIO runs here on 1 drive/], "the drives line, not the store's");
+});
+
+t.test('campaign plan names the drive layout on its first line', async (t) => {
+  for (const [file, words] of [
+    ['corruption-erasure.yaml', 'store minio (erasure-coded, 4 drives)'],
+    ['corruption.yaml', 'store minio (single drive)'],
+  ] as const) {
+    const r = spawnSync(process.execPath, [cli, 'campaign', 'plan', path.join('campaigns', file)], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+    t.equal(r.status, 0, r.stderr);
+    t.ok(r.stdout.split('\n')[0]!.endsWith(words), `${file}: ${r.stdout.split('\n')[0]}`);
+  }
 });

@@ -8,7 +8,7 @@ import t from 'tap';
 import path from 'node:path';
 import { loadCampaign } from '../../../campaigns/load.ts';
 import { passBlockers } from '../../../campaigns/pass-reachability.ts';
-import { planCampaign } from '../../../campaigns/plan.ts';
+import { planCampaign, renderPlanTable } from '../../../campaigns/plan.ts';
 import { MANDATORY_FAULT_POINTS } from '../../../engine/engine.ts';
 import { CLINK_MUTANTS } from '../../../engine/clink/mutants/index.ts';
 import { repoRoot } from '../../../lib/paths.ts';
@@ -54,4 +54,17 @@ t.test('the compositions: a flipped newest record read back by a restore at once
 t.test("it exposes MUTANT unchecked-log: the mutant's kinds are scheduled", async (t) => {
   const m = CLINK_MUTANTS.find((x) => x.name === 'unchecked-log')!;
   for (const k of m.exposedBy ?? []) t.ok(plan.some((f) => f.kind === k), `${k} scheduled`);
+});
+
+t.test('campaigns/corruption-erasure.yaml can reach a PASS on four drives; the plan table says the committed rot is held to the recount', async (t) => {
+  const e = loadCampaign(path.join(repoRoot, 'campaigns/corruption-erasure.yaml'));
+  const ePlan = planCampaign(e);
+  t.same(passBlockers(e, ePlan, { name: 'clink', mandatoryFaultPoints: MANDATORY_FAULT_POINTS }), [], 'the control can PASS: every mandatory point, a gate fault');
+  t.same(ePlan.filter((f) => f.kind === 'store-bitrot').map((f) => f.variant).sort(), ['committed', 'read', 'staged']);
+  const lines = renderPlanTable(e, ePlan).split('\n');
+  t.match(lines[0], /store minio \(erasure-coded, 4 drives\)$/);
+  const committed = ePlan.find((f) => f.variant === 'committed')!;
+  t.match(lines.find((l) => l.includes(` ${committed.id} `)), "to the recount's held pass");
+  const read = ePlan.find((f) => f.variant === 'read')!;
+  t.match(lines.find((l) => l.includes(` ${read.id} `)), / 10 s/, 'the read rot is held for its durationS as before');
 });

@@ -347,3 +347,54 @@ t.test('a slot planned inside the previous slot\'s hold lands only after that sl
   t.ok(at('f5', 'landed') >= Math.max(at('f3', 'healed'), at('f4', 'healed')), "the lone partition lands after the composition's last heal");
   t.ok(at('f4', 'landed') < at('f3', 'healed'), "a composition's own steps still overlap, on purpose");
 });
+
+/** A fault that lands held through the recount (store-bitrot committed); its heals are counted. */
+function heldPackage(healed: string[]): FaultPackage {
+  return {
+    kind: 'store-bitrot', spec: FAKE_SPEC,
+    inject: async (f) => ({ evidence: { key: `k/${f.id}`, heldThroughRecount: true }, holdThroughRecount: true, heal: async () => (healed.push(f.id), { restored: true }) }),
+  };
+}
+
+t.test('a fault held through the recount is not healed at its end nor by the drain, recovers from its landing, and heals when healHeld() is called', async (t) => {
+  const healed: string[] = [];
+  const { controller, records } = harness({ 'store-bitrot': heldPackage(healed) });
+  await controller['runEpisode']([step('f1', 'store-bitrot', { composition: undefined, variant: 'committed' })]);
+  t.same(healed, [], 'not healed at the end of its episode');
+  t.same(phases(records), ['f1:landed', 'f1:recovered']);
+  t.match(records.find((r) => r.phase === 'recovered')!.evidence, { heldThroughRecount: true, from: 'landing' }, 'timed from its landing, saying it is held');
+  t.same(controller.heldFaults.map((f) => f.id), ['f1']);
+  await controller.healActive({ keepHeld: true });
+  t.same(healed, [], "the drain's healActive keeps it");
+  await controller.healHeld();
+  t.same(healed, ['f1']);
+  t.match(records.at(-1), { faultId: 'f1', phase: 'healed', evidence: { restored: true, afterHeldRecount: true } });
+  t.same(controller.heldFaults, [], 'no longer held');
+  await controller.healHeld();
+  await controller.healActive();
+  t.same(healed, ['f1'], 'healed once');
+});
+
+t.test('an abort heals held faults with the rest (healActive without keepHeld)', async (t) => {
+  const healed: string[] = [];
+  const { controller, records } = harness({ 'store-bitrot': heldPackage(healed) });
+  await controller['runEpisode']([step('f1', 'store-bitrot', { composition: undefined, variant: 'committed' })]);
+  await controller.healActive();
+  t.same(healed, ['f1']);
+  t.match(records.at(-1), { faultId: 'f1', phase: 'healed', evidence: { onAbort: true } });
+  t.same(controller.heldFaults, []);
+});
+
+t.test('a fault with a dead-man timer is never held: it heals at the end of its hold as before', async (t) => {
+  const healed: string[] = [];
+  const pkg: FaultPackage = {
+    kind: 'store-bitrot', spec: FAKE_SPEC,
+    inject: async (f) => ({ evidence: {}, holdThroughRecount: true, deadMan: { host: 'x', undo: 'true' } as never, heal: async () => (healed.push(f.id), {}) }),
+  };
+  const { controller } = harness({ 'store-bitrot': pkg });
+  controller['armDeadMan'] = async () => null;
+  controller['disarmDeadMan'] = async () => {};
+  await controller['runEpisode']([step('f1', 'store-bitrot', { composition: undefined })]);
+  t.same(healed, ['f1']);
+  t.same(controller.heldFaults, []);
+});

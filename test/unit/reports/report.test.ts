@@ -589,3 +589,21 @@ t.test('a lost-unsynced-writes fault that cut no byte is a crash, not lost write
   write({ f910: { cuts: cuts(100, 100).cuts }, f911: { cuts: cuts(200, 150).cuts } });
   t.match(renderReport(dir), '1 of the 2 lost-unsynced-writes faults that found every durable file at its last synced length');
 });
+
+t.test("the store's drive layout, when provenance.json records it, is named in the Store row and the boundaries", async (t) => {
+  const dir = copyRun(t, 'run-pass');
+  const pf = path.join(dir, 'provenance.json');
+  const p = JSON.parse(readFileSync(pf, 'utf8'));
+  t.notOk('drives' in p.store, 'the fixture records no layout (a run from before layouts)');
+  const before = renderReport(dir);
+  t.match(before, `| Store | minio ${p.store.version} on the store host`, 'no layout words without a recorded layout');
+  p.store.drives = 4;
+  writeFileSync(pf, JSON.stringify(p, null, 2));
+  const four = renderReport(dir);
+  t.match(four, `| Store | minio ${p.store.version}, erasure-coded on 4 drives on the store host (the campaign's \`store\`) |`);
+  t.match(four, `against minio ${p.store.version}, erasure-coded on 4 drives, on `, 'the Demonstrated boundary');
+  t.match(four, `none of the harness's registry applies to minio ${p.store.version}, erasure-coded on 4 drives.`);
+  p.store.drives = 1;
+  writeFileSync(pf, JSON.stringify(p, null, 2));
+  t.match(renderReport(dir), `| Store | minio ${p.store.version}, single drive on the store host`);
+});

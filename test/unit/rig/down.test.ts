@@ -11,14 +11,15 @@ import { STORE_DATA_DIRS } from '../../../rig/store.ts';
 const root = '/var/lib/cq';
 const files = { rigState: `${root}/rig.json`, credentials: `${root}/store-credentials.json`, ssh: `${root}/ssh` };
 const hosts = {
-  store: ['opt', 'bin', STORE_DATA_DIRS.minio, STORE_DATA_DIRS.seaweedfs, 'services', 'etc'],
+  store: ['opt', 'bin', STORE_DATA_DIRS.minio, 'minio-data-d4', STORE_DATA_DIRS.seaweedfs, 'services', 'etc'],
   'worker-1': ['opt', 'bin', 'services', 'state', 'etc'],
 };
 
 t.test('down keeps the store data, its credentials and the components; removes the rest', async (t) => {
   const removed = runtimeFilesToRemove(root, false, hosts, files);
-  t.same(KEPT_ON_DOWN, ['opt', 'bin', 'minio-data', 'seaweedfs-data']);
+  t.same(KEPT_ON_DOWN, ['opt', 'bin', 'minio-data', 'seaweedfs-data', 'minio-data-d4']);
   t.notOk(removed.includes(path.join(root, 'hosts', 'store', STORE_DATA_DIRS.minio)), "MinIO's data is kept");
+  t.notOk(removed.includes(path.join(root, 'hosts', 'store', 'minio-data-d4')), "MinIO's four-drive layout's data is kept too");
   t.notOk(removed.includes(path.join(root, 'hosts', 'store', STORE_DATA_DIRS.seaweedfs)), "SeaweedFS's data is kept");
   t.notOk(removed.includes(files.credentials), 'the credentials that open it are kept');
   t.notOk(removed.some((p) => /\/(opt|bin)$/.test(p)), 'uploaded components kept');

@@ -5,7 +5,8 @@
  * recorded on one store when the rig runs the other.
  */
 import t from 'tap';
-import { objectsGone, otherStore } from '../../../../bin/commands/verify.ts';
+import { heldFaultsOf, objectsGone, otherStore } from '../../../../bin/commands/verify.ts';
+import type { ChaosRecord } from '../../../../lib/evidence.ts';
 
 t.test('the objects are gone: the ledger has objects, the prefix is empty or the bucket missing', async (t) => {
   const empty = objectsGone(3688, 0, 's3://clink-qual/run-1/');
@@ -29,4 +30,24 @@ t.test("a run on one store is not recounted against the other (each keeps its ow
   t.match(msg, /^the run ran on seaweedfs and the rig runs minio/);
   t.match(msg, /rig up --store seaweedfs/, 'says what to do');
   t.match(otherStore(undefined, 'seaweedfs'), /the run ran on minio and the rig runs seaweedfs/);
+  t.equal(otherStore('minio', 'minio', 4, 4), undefined, 'the same MinIO layout');
+  t.match(otherStore('minio', 'minio', 4, 1), /the run ran on MinIO on 4 drives and the rig's MinIO runs on one drive: .*drives: 4/, "MinIO's other drive layout keeps other data");
+  t.match(otherStore(undefined, 'minio', 1, 4), /ran on MinIO on one drive and the rig's MinIO runs on 4 drives/, 'a run from before layouts ran on one drive');
+});
+
+t.test('heldFaultsOf: the faults landed held through the recount and not healed yet, with their object and original MD5', async (t) => {
+  const rec = (faultId: string, phase: ChaosRecord['phase'], evidence?: Record<string, unknown>): ChaosRecord => ({ t: '2026-12-05T00:00:00.000Z', faultId, kind: 'store-bitrot', phase, ...(evidence ? { evidence } : {}) });
+  const chaos = [
+    rec('f1', 'landed', { variant: 'committed', key: 'k1', originalMd5: 'm1', heldThroughRecount: true }),
+    rec('f2', 'landed', { variant: 'read', key: 'k2', originalMd5: 'm2' }),
+    rec('f2', 'healed', {}),
+    rec('f3', 'landed', { variant: 'committed', key: 'k3', originalMd5: null, heldThroughRecount: true }),
+    rec('f4', 'landed', { variant: 'committed', key: 'k4', originalMd5: 'm4', heldThroughRecount: true }),
+    rec('f4', 'healed', { afterHeldRecount: true }),
+  ];
+  t.same(heldFaultsOf(chaos), [
+    { faultId: 'f1', key: 'k1', originalMd5: 'm1' },
+    { faultId: 'f3', key: 'k3', originalMd5: null },
+  ], 'not the read rot (never held), not one already healed');
+  t.same(heldFaultsOf([]), []);
 });
