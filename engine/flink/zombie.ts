@@ -21,12 +21,15 @@ const JM_HOST = 'coordinator';
 const JM_FILE = /jobmanager/;
 const TM_FILE = /taskmanager/;
 
-/** What a woken TaskManager (or its tasks) tried, as either side logs it. */
-const ATTEMPT =
-  /resumed after \d+ ms stopped|late message for now expired checkpoint|[Rr]eceived (acknowledge|decline) message|unknown task|non-existing|Discard(ing)? .*message|Fencing token mismatch|fencing token|Trying to cancel|Attempting to (fail|cancel) task|Un-registering task and sending final execution state \w+|Committing|commitAfterRecovery/;
-/** What stopped it. */
+/** What a woken TaskManager (or its tasks) tried, as either side logs it: going on from a paused point, a late checkpoint message. */
+const ATTEMPT = /resumed after \d+ ms stopped|late message for now expired checkpoint|[Rr]eceived (acknowledge|decline) message for|[Rr]eceived late message/;
+/** What stopped it: the JobManager's heartbeat seen timed out on waking, its tasks failed there, their results discarded, a fencing token. */
 const FENCE =
-  /late message for now expired checkpoint|unknown task|non-existing|Discard(ing)? .*message|Fencing token|fencing token|heartbeat of JobManager .* timed out|JobManager .* lost leadership|[Dd]isconnect(ing)? (the )?job ?manager|Close JobManager connection|switched from (RUNNING|INITIALIZING|DEPLOYING) to (FAILED|CANCELING|CANCELED)|Cannot find task|does not exist/;
+  /heartbeat of JobManager with id .* timed out|Close JobManager connection|Attempting to fail task externally|Ignoring checkpoint \w+ notification for non-running task|JobManager for job .* lost leadership|late message for now expired checkpoint|Discarding the results produced by task execution|[Ff]encing token/;
+/** The JobManager names an execution by its id, whose last field is the attempt: "(1/4) (…_0_2) switched". */
+const EXECUTION_ATTEMPT = /_\d+_(\d+)\) switched from/;
+/** A subtask's execution attempt in the TaskManager's task names: "(3/4)#1". */
+const ATTEMPT_NO = /\((\d+)\/\d+\)#(\d+)/;
 
 function resourceIdOf(logs: readonly EngineLogFile[], host: string, beforeMs: number): string | null {
   const lines = linesBetween(logs, host, 0, beforeMs, { file: TM_FILE, match: /ResourceID:? /i });
@@ -45,19 +48,21 @@ export function flinkZombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]
   const names = rid ? rid : w.host;
   const lost =
     linesBetween(logs, JM_HOST, stopped, resumed, { file: JM_FILE, match: new RegExp(`(heartbeat of TaskManager with id ${escape(names)} timed out|${escape(names)}.*(disconnected|lost|unreachable)|Closing TaskExecutor connection ${escape(names)})`) })[0] ?? null;
-  const replacedBy = lost ? (linesBetween(logs, JM_HOST, Date.parse(lost.at), until, { file: JM_FILE, match: /switched from state \w+ to RESTARTING|Restarting job|tasks? to restart to recover/ })[0] ?? null) : null;
+  // The job carries on without it: a restart (it may come before the heartbeat is declared lost, a checkpoint failing first).
+  const replacedBy = lost ? (linesBetween(logs, JM_HOST, stopped, until, { file: JM_FILE, match: /switched from state RUNNING to RESTARTING|tasks? to restart to recover/ })[0] ?? null) : null;
   const own = linesBetween(logs, w.host, resumed - 1000, until, { file: TM_FILE });
   const restart = own.findIndex((l) => /Starting TaskManager/.test(l.line));
   const mine = restart >= 0 ? own.slice(0, restart) : own;
-  const jm = linesBetween(logs, JM_HOST, resumed - 1000, until, { file: JM_FILE }).filter((l) => (rid && l.line.includes(rid)) || /late message for now expired checkpoint|Fencing token|fencing token/.test(l.line));
+  const jm = linesBetween(logs, JM_HOST, stopped, until, { file: JM_FILE }).filter((l) => (rid && l.line.includes(rid)) || /late message for now expired checkpoint|[Ff]encing token/.test(l.line));
   const merged = [...mine, ...jm].sort((a, b) => a.at.localeCompare(b.at));
-  const attempts: TrailLine[] = merged.filter((l) => ATTEMPT.test(l.line));
-  const fences: TrailLine[] = merged.filter((l) => FENCE.test(l.line));
-  const attemptBefore = /\(#?(\d+)\)|attempt #(\d+)/;
-  const tokenOf = (l: TrailLine | null): string | null => {
-    const m = l ? attemptBefore.exec(l.line) : null;
-    return m ? `attempt #${m[1] ?? m[2]}` : null;
-  };
+  const attempts: TrailLine[] = merged.filter((l) => ATTEMPT.test(l.line) && Date.parse(l.at) >= resumed - 1000);
+  const fences: TrailLine[] = merged.filter((l) => FENCE.test(l.line) && Date.parse(l.at) >= resumed - 1000);
+  // The attempts: the zombie's own tasks' number (its lines), and the highest the JobManager ran after it was replaced.
+  const before = mine.map((l) => ATTEMPT_NO.exec(l.line)).find((m) => m)?.[2];
+  const later = linesBetween(logs, JM_HOST, replacedBy ? Date.parse(replacedBy.at) : resumed, until, { file: JM_FILE, match: /switched from (CREATED|SCHEDULED) to (SCHEDULED|DEPLOYING)/ })
+    .map((l) => Number(EXECUTION_ATTEMPT.exec(l.line)?.[1] ?? NaN))
+    .filter((n) => Number.isFinite(n) && (before === undefined || n > Number(before)));
+  const after = later.length ? Math.max(...later) : undefined;
   return {
     faultId: w.faultId,
     kind: w.kind,
@@ -70,7 +75,7 @@ export function flinkZombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]
     replacedBy,
     attempts,
     fences,
-    token: { before: tokenOf(fences[0] ?? null), after: tokenOf(replacedBy) },
+    token: { before: before !== undefined ? `attempt #${before}` : null, after: after !== undefined ? `attempt #${after}` : null },
     outcome: outcomeOf({ declaredLost: lost, attempts, fences }),
   };
 }
