@@ -4,18 +4,10 @@
  * of a host inside a time window, by each line's own ISO stamp (Clink's lines and Flink's
  * log4j pattern both start with one). Pure: text in, lines out.
  */
-import type { FaultKind, TrailLine, ZombieTrail } from '../lib/evidence.ts';
+import type { TrailLine, ZombieTrail } from '../lib/evidence.ts';
 
-/** One zombie, as the chaos log has it: the fault, the process, when it was stopped and resumed. */
-export interface ZombieWindow {
-  faultId: string;
-  kind: FaultKind;
-  host: string;
-  pid: number;
-  point?: string;
-  stoppedAt: string;
-  resumedAt: string;
-}
+/** One zombie, as the chaos log has it: the fault, the process, when it was stopped and resumed (the trail's own fields). */
+export type ZombieWindow = Pick<ZombieTrail, 'faultId' | 'kind' | 'host' | 'pid' | 'point' | 'stoppedAt' | 'resumedAt'>;
 
 /** One collected engine log file: the host it came from (logs/<host>/…), its path and its text. */
 export interface EngineLogFile {
@@ -46,6 +38,21 @@ export function linesBetween(files: readonly EngineLogFile[], host: string, from
     }
   }
   return out.sort((a, b) => a.ms - b.ms).map((x) => x.l);
+}
+
+/** A trail from its window and what an engine's reader found in the logs; the outcome follows from them. */
+export function zombieTrailOf(w: ZombieWindow, found: Pick<ZombieTrail, 'declaredLost' | 'replacedBy' | 'attempts' | 'fences' | 'token'>): ZombieTrail {
+  return {
+    faultId: w.faultId,
+    kind: w.kind,
+    host: w.host,
+    pid: w.pid,
+    ...(w.point ? { point: w.point } : {}),
+    stoppedAt: w.stoppedAt,
+    resumedAt: w.resumedAt,
+    ...found,
+    outcome: outcomeOf(found),
+  };
 }
 
 /** The trail's outcome from what was found (lib/evidence.ts ZombieTrail.outcome says what each means). */

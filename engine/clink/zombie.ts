@@ -17,7 +17,7 @@
  * The lines are the engine's own (engine/clink/worker.ts, coordinator.ts, fault-points.ts).
  */
 import type { TrailLine, ZombieTrail } from '../../lib/evidence.ts';
-import { AFTER_RESUME_MS, linesBetween, outcomeOf, type EngineLogFile, type ZombieWindow } from '../zombie-trail.ts';
+import { AFTER_RESUME_MS, linesBetween, zombieTrailOf, type EngineLogFile, type ZombieWindow } from '../zombie-trail.ts';
 
 /** The coordinator's host name on Clink's rig (the lines that say a worker was lost live there). */
 const COORDINATOR = 'coordinator';
@@ -50,21 +50,7 @@ export function clinkZombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]
   const fences: TrailLine[] = merged.filter((l) => FENCE.test(l.line));
   const before = lastEpoch(logs, w.host, stopped);
   const after = replacedBy ? /: epoch (\d+): deploying/.exec(replacedBy.line)?.[1] : undefined;
-  return {
-    faultId: w.faultId,
-    kind: w.kind,
-    host: w.host,
-    pid: w.pid,
-    ...(w.point ? { point: w.point } : {}),
-    stoppedAt: w.stoppedAt,
-    resumedAt: w.resumedAt,
-    declaredLost: lost,
-    replacedBy,
-    attempts,
-    fences,
-    token: { before: before !== null ? `epoch ${before}` : null, after: after ? `epoch ${after}` : null },
-    outcome: outcomeOf({ declaredLost: lost, attempts, fences }),
-  };
+  return zombieTrailOf(w, { declaredLost: lost, replacedBy, attempts, fences, token: { before: before !== null ? `epoch ${before}` : null, after: after ? `epoch ${after}` : null } });
 }
 
 function escape(s: string): string {

@@ -15,7 +15,7 @@
  * The TaskManager's ResourceID (logged at its start) ties the JobManager's lines to the host.
  */
 import type { TrailLine, ZombieTrail } from '../../lib/evidence.ts';
-import { AFTER_RESUME_MS, linesBetween, outcomeOf, type EngineLogFile, type ZombieWindow } from '../zombie-trail.ts';
+import { AFTER_RESUME_MS, linesBetween, zombieTrailOf, type EngineLogFile, type ZombieWindow } from '../zombie-trail.ts';
 
 const JM_HOST = 'coordinator';
 const JM_FILE = /jobmanager/;
@@ -63,21 +63,7 @@ export function flinkZombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]
     .map((l) => Number(EXECUTION_ATTEMPT.exec(l.line)?.[1] ?? NaN))
     .filter((n) => Number.isFinite(n) && (before === undefined || n > Number(before)));
   const after = later.length ? Math.max(...later) : undefined;
-  return {
-    faultId: w.faultId,
-    kind: w.kind,
-    host: w.host,
-    pid: w.pid,
-    ...(w.point ? { point: w.point } : {}),
-    stoppedAt: w.stoppedAt,
-    resumedAt: w.resumedAt,
-    declaredLost: lost,
-    replacedBy,
-    attempts,
-    fences,
-    token: { before: before !== undefined ? `attempt #${before}` : null, after: after !== undefined ? `attempt #${after}` : null },
-    outcome: outcomeOf({ declaredLost: lost, attempts, fences }),
-  };
+  return zombieTrailOf(w, { declaredLost: lost, replacedBy, attempts, fences, token: { before: before !== undefined ? `attempt #${before}` : null, after: after !== undefined ? `attempt #${after}` : null } });
 }
 
 function escape(s: string): string {
