@@ -1,7 +1,7 @@
 /**
  * The report's point-by-point comparison with the seed report QUAL-03 (../shared/QUAL-03.md),
- * shown for the campaigns that reproduce it: qual03 and flink-qual03 against QUAL-03's
- * two-hour run, qual03-smoke (the rehearsal) against QUAL-03's 45-minute rehearsal. The
+ * shown for the campaigns that reproduce it: qual03 and flink-qual03 (on MinIO or on SeaweedFS)
+ * against QUAL-03's two-hour run, qual03-smoke (the rehearsal) against QUAL-03's 45-minute rehearsal. The
  * seed's figures are written here once, each with where in QUAL-03.md it comes from; this
  * run's figures are read from its evidence.
  *
@@ -21,7 +21,9 @@ import { storeDownDuringRecovery } from './claim.ts';
 import { describeSampleErrorTiming, sampleErrorTiming } from './sample-errors.ts';
 
 /** Campaigns whose report carries the comparison. */
-export const SEED_CAMPAIGNS = ['qual03', 'qual03-smoke', 'flink-qual03'] as const;
+export const SEED_CAMPAIGNS = ['qual03', 'qual03-smoke', 'flink-qual03', 'flink-qual03-seaweedfs'] as const;
+/** The store QUAL-03 ran on (its Boundaries: "an S3-compatible store (MinIO, pinned release)"). */
+const SEED_STORE = 'minio';
 /** The rehearsal campaign: compared with QUAL-03's own rehearsal. */
 const REHEARSAL_CAMPAIGN = 'qual03-smoke';
 
@@ -261,7 +263,7 @@ export function seedComparisonSection(ev: RunEvidence, outcomes: FaultOutcome[],
   const basis = rows.some((r) => r.perHour) && length ? { seedS: seed.durationS, runS: length.s } : undefined;
   const out = ['## Compared with QUAL-03', ''];
   out.push(
-    `This run is compared with ${seed.name} (${fmtDuration(seed.durationS)}${seed.durationOf === 'soak' ? ' of soak' : ', start to finish'})${basis ? `. The durations differ (${fmtDuration(basis.runS)} here), so the figures that grow with time are compared per hour${seed.durationOf === 'soak' ? ' of soak' : ''}` : ''}. A row the campaign sets is marked "set"; an outcome meets the seed when this run's figure${basis ? ' (or rate)' : ''} is at least QUAL-03's. Fault rows count the soak's faults that landed and recovered (the gate's fault is not counted).`,
+    `This run is compared with ${seed.name} (${fmtDuration(seed.durationS)}${seed.durationOf === 'soak' ? ' of soak' : ', start to finish'})${basis ? `. The durations differ (${fmtDuration(basis.runS)} here), so the figures that grow with time are compared per hour${seed.durationOf === 'soak' ? ' of soak' : ''}` : ''}. A row the campaign sets is marked "set"; an outcome meets the seed when this run's figure${basis ? ' (or rate)' : ''} is at least QUAL-03's. Fault rows count the soak's faults that landed and recovered (the gate's fault is not counted).${storeSentence(ev)}`,
     '',
   );
   const f = (r: SeedRow, n: number | undefined, s: number | undefined) => {
@@ -275,6 +277,16 @@ export function seedComparisonSection(ev: RunEvidence, outcomes: FaultOutcome[],
   out.push(seedSummary(rows, basis), '');
   out.push(objectsPerCheckpoint(ev), '');
   return out;
+}
+
+/**
+ * When this run's store is not QUAL-03's (provenance.json `store`), one sentence saying so: the
+ * rows then compare the engine under the same battery on another store, not the store.
+ */
+function storeSentence(ev: RunEvidence): string {
+  const store = ev.provenance?.store;
+  if (!store || store.name.toLowerCase() === SEED_STORE) return '';
+  return ` QUAL-03's store was MinIO (a pinned release); this run's was ${store.name} ${store.version} (provenance.json), so the rows compare the engine under the same battery on another store.`;
 }
 
 /** What the table says, in one paragraph: how many outcomes meet, which fall short, what is set and what is evidence. */

@@ -82,6 +82,18 @@ t.test('QUAL-03 at 2 h 12 min: objects per hour, not in total, and settings are 
   t.notMatch(md, 'each of the 4 subtasks commits one object', "no fixed sentence about Clink's commits");
 });
 
+t.test('flink-qual03 on SeaweedFS is compared with the two-hour run, and the comparison names the other store', async (t) => {
+  const ev = run('flink-qual03-seaweedfs', 7920, 8165, 3842);
+  const md = seedComparisonSection(ev, outcomes, 8_261_128, 8_261_128).join('\n');
+  t.match(md, "This run is compared with QUAL-03's two-hour run (2 h of soak).");
+  t.notMatch(md, "QUAL-03's store was", 'no store in provenance: nothing said of it');
+  const onSeaweed = { ...ev, provenance: { ...ev.provenance!, store: { name: 'seaweedfs', version: 'v0.0.0-x' } } } as RunEvidence;
+  t.match(seedComparisonSection(onSeaweed, outcomes, 8_261_128, 8_261_128).join('\n'), "QUAL-03's store was MinIO (a pinned release); this run's was seaweedfs v0.0.0-x (provenance.json), so the rows compare the engine under the same battery on another store.");
+  const onMinio = { ...ev, provenance: { ...ev.provenance!, store: { name: 'minio', version: 'RELEASE.x' } } } as RunEvidence;
+  t.notMatch(seedComparisonSection(onMinio, outcomes, 8_261_128, 8_261_128).join('\n'), "QUAL-03's store was", 'the same store: no sentence');
+  t.same(seedComparisonSection(run('flink-quick', 600, 700, 100), outcomes, 1, 1), [], 'a campaign that does not reproduce QUAL-03 has no section');
+});
+
 t.test('a run as long as the seed compares counts', async (t) => {
   const ev = run('qual03', 7200, 7400, 3700);
   const rows = seedRows(ev, outcomes, 7_500_000, 7_500_000);
