@@ -473,7 +473,6 @@ function rigWords(p: RunEvidence['provenance']): string {
   return `a ${p.rig.kind} rig of ${plural(n, 'host')} plus the operations host`;
 }
 
-/** QUAL-03's "Unknown" fault classes, and the harness's kind that takes one out of Unknown when it landed (none takes out the corruptions). */
 /** QUAL-03's Unknown classes, and the fault kinds whose landing shows each (docs/faults.md). */
 const QUAL03_UNKNOWN: { words: string; shownBy: FaultKind[] }[] = [
   { words: 'disk corruption', shownBy: ['state-corruption', 'lost-unsynced-writes'] },
