@@ -5,7 +5,10 @@
  *
  *   - Debian packages openssh-server, iptables, iproute2, faketime (apt-get, only when missing);
  *   - Apache Kafka (KRaft) as jars from Maven Central, resolved by Maven, run on the JDK;
- *   - MinIO built from source with `go install` at a pinned module version;
+ *   - MinIO built from source with `go install` at a pinned module version (rig/minio.pin),
+ *     by rig/build-minio.sh, the one build command: the ./clink-qual wrapper starts it in the
+ *     background on a first run, before `npm ci`, and this install then waits for that build
+ *     and adopts its binary (CLINK_QUAL_MINIO_BUILD_ID names it);
  *   - SeaweedFS (the second S3 store a campaign may name, `store: seaweedfs`) built from the
  *     pinned module the Go module proxy serves (`go mod download`, then `go build ./weed`:
  *     `go install` refuses the module because its go.mod has a replace directive);
@@ -23,11 +26,27 @@ import { QualError } from '../lib/errors.ts';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
 import { installFlink } from './install-flink.ts';
 
+/** The build command of the pinned MinIO; the ./clink-qual wrapper starts it too. */
+export const MINIO_BUILD_SCRIPT = path.join(repoRoot, 'rig', 'build-minio.sh');
+
+/** The file that pins MinIO's module version, read here and by rig/build-minio.sh. */
+export const MINIO_PIN_FILE = path.join(repoRoot, 'rig', 'minio.pin');
+
+/** A pin file's version: its first line that is neither blank nor a comment (#), as rig/build-minio.sh reads it. */
+export function readPinFile(file: string): string {
+  const pin = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !l.startsWith('#'));
+  if (!pin) throw new QualError('INTERNAL', `${file} names no version`);
+  return pin;
+}
+
 export const PINS = {
   kafka: '4.1.1',
   log4j: '2.24.3',
-  /** github.com/minio/minio has no semver tags the module proxy serves; this is its last community commit there (2026-02-12). */
-  minio: 'v0.0.0-20260212201848-7aac2a2c5b7c',
+  /** github.com/minio/minio at its last community commit the module proxy serves: rig/minio.pin, which the build script reads too. */
+  minio: readPinFile(MINIO_PIN_FILE),
   /** github.com/seaweedfs/seaweedfs as the module proxy serves it: a pseudo-version of its 2026-11-09 commit 7506e5f91cd6. */
   seaweedfs: 'v0.0.0-20261109003541-7506e5f91cd6',
   // faketime brings libfaketime: the controlled wall clock of clock-step faults (rig/clock.ts).
@@ -147,15 +166,65 @@ async function kafka(prev: Component | undefined, log: (l: string) => void): Pro
   return { name: 'kafka', version: PINS.kafka, path: libs, sha256: await sha256Dir(libs) };
 }
 
-async function minio(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
-  const dir = path.join(cacheDir(), `minio-${PINS.minio}`);
+/** The cache directory of the pinned MinIO build (rig/build-minio.sh --where names the same); its binary is `minio` inside it. */
+export function minioDir(): string {
+  return path.join(cacheDir(), `minio-${PINS.minio}`);
+}
+
+/** Runs rig/build-minio.sh with `args`, passing each line it prints to `log`; resolves with its exit code. */
+function runMinioBuild(args: string[], log: (l: string) => void): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [MINIO_BUILD_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let pending = '';
+    const lines = (d: Buffer) => {
+      pending += d.toString();
+      const all = pending.split('\n');
+      pending = all.pop() ?? '';
+      for (const l of all) if (l.trim()) log(l);
+    };
+    child.stdout.on('data', lines);
+    child.stderr.on('data', lines);
+    child.on('error', (err) => reject(new QualError('INSTALL_FAILED', `bash ${MINIO_BUILD_SCRIPT}: ${err.message}`)));
+    child.on('close', (code) => {
+      if (pending.trim()) log(pending);
+      resolve(code ?? 1);
+    });
+  });
+}
+
+/** The last `n` lines of a file, or a note that it is missing. */
+function lastLines(file: string, n: number): string {
+  if (!existsSync(file)) return `(${file} is missing)`;
+  return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
+}
+
+/**
+ * MinIO at the pinned version, built by rig/build-minio.sh when its binary is missing. When
+ * the ./clink-qual wrapper started that build in the background (CLINK_QUAL_MINIO_BUILD_ID
+ * names it), this waits for it and adopts its binary, and its failure is an error with its
+ * log rather than a second build; a build under way by another install is waited for too.
+ */
+export async function minio(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
+  const dir = minioDir();
   const bin = path.join(dir, 'minio');
   if (prev && prev.version === PINS.minio && existsSync(bin) && (await sha256File(bin)) === prev.sha256) return prev;
   if (!existsSync(bin)) {
-    if (!which('go')) throw new QualError('PRECONDITION', 'Go is needed to build MinIO from source (go install)');
-    log(`building MinIO ${PINS.minio} with go install (a few minutes on 2 cores)`);
-    mkdirSync(dir, { recursive: true });
-    await sh('go', ['install', `github.com/minio/minio@${PINS.minio}`], { env: { GOBIN: dir, CGO_ENABLED: '0', GOFLAGS: '-trimpath', PATH: `${process.env.PATH}:/usr/local/go/bin` }, log });
+    const adopt = process.env.CLINK_QUAL_MINIO_BUILD_ID;
+    const buildLog = path.join(dir, 'build.log');
+    if (adopt) {
+      log(`waiting for the MinIO build ./clink-qual started in the background (${adopt}; its log: ${buildLog})`);
+    } else {
+      if (!which('go')) throw new QualError('PRECONDITION', 'Go is needed to build MinIO from source (go install)');
+      log(`building MinIO ${PINS.minio} with go install (a few minutes on 2 cores; its log: ${buildLog})`);
+    }
+    const code = await runMinioBuild(adopt ? ['--adopt', adopt] : [], log);
+    if (code === 3) {
+      throw new QualError(
+        'INSTALL_FAILED',
+        `the MinIO build ./clink-qual started in the background (${adopt}) failed; its log, ${buildLog}, ends:\n${lastLines(buildLog, 20)}\nRun the command again to build MinIO anew.`,
+      );
+    }
+    if (code !== 0 || !existsSync(bin)) throw new QualError('INSTALL_FAILED', `the MinIO build (rig/build-minio.sh) failed (exit ${code}); its log, ${buildLog}, ends:\n${lastLines(buildLog, 20)}`);
   }
   return { name: 'minio', version: PINS.minio, path: bin, sha256: await sha256File(bin) };
 }
