@@ -16,7 +16,10 @@
  *     to engine hosts.
  *
  * A second run finds every part in place (checked by its sha256 in the manifest) and
- * downloads nothing.
+ * downloads nothing. The parts run side by side in three lanes (the Debian packages; Maven's
+ * parts, Kafka then Flink, one Maven at a time since its local repository is not safe for
+ * two; the Go builds, MinIO then SeaweedFS), and each reports its start, its progress and
+ * its time (rig/install-progress.ts).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -25,6 +28,7 @@ import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
 import { installFlink } from './install-flink.ts';
+import { InstallProgress, type ProgressClock } from './install-progress.ts';
 
 /** The build command of the pinned MinIO; the ./clink-qual wrapper starts it too. */
 export const MINIO_BUILD_SCRIPT = path.join(repoRoot, 'rig', 'build-minio.sh');
@@ -118,7 +122,8 @@ function which(bin: string): boolean {
   return dirs.some((d) => existsSync(path.join(d, bin)));
 }
 
-async function debianPackages(log: (l: string) => void): Promise<Component[]> {
+/** The Debian packages, installed when their binaries are missing; returns them and what apt-get installed. */
+async function debianPackages(log: (l: string) => void): Promise<{ components: Component[]; installed: string[] }> {
   const need: Record<string, string> = { 'openssh-server': 'sshd', iptables: 'iptables', iproute2: 'ip', faketime: 'faketime' };
   const missing = PINS.debianPackages.filter((p) => !which(need[p]!));
   if (missing.length) {
@@ -139,7 +144,7 @@ async function debianPackages(log: (l: string) => void): Promise<Component[]> {
     const bin = ['/usr/sbin', '/sbin', '/usr/bin', '/bin'].map((d) => path.join(d, need[p]!)).find((f) => existsSync(f));
     out.push({ name: p, version, path: bin ?? need[p]!, sha256: bin ? await sha256File(bin) : '' });
   }
-  return out;
+  return { components: out, installed: missing };
 }
 
 async function kafka(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
@@ -312,14 +317,26 @@ export async function node(prev: Component | undefined): Promise<Component> {
   return { name: 'node', version, path: bin, sha256: await sha256File(bin) };
 }
 
-/** Installs what is missing and rewrites the manifest. Returns it with what was done. */
+/** Runs one install part that yields one component, under its name (InstallProgress.part); its notes go to `note`. */
+export type ComponentStep = (name: string, run: (note: (l: string) => void) => Promise<Component>) => Promise<Component>;
+
 /**
- * Installs (or checks) every part the rig needs. SeaweedFS, the second store, is built only
+ * Installs (or checks) every part the rig needs and rewrites the manifest; returns it with
+ * the names of the components that changed. SeaweedFS, the second store, is built only
  * when asked (`stores` names it: `rig install --store seaweedfs`, or a rig brought up on it,
  * storeComponent) or when an earlier install built it: its cold build takes several minutes
  * and most runs never use it.
+ *
+ * The parts run in lanes side by side: the Debian packages; Maven's parts (Kafka, then
+ * Flink's, one Maven at a time: two on one local repository are not safe); the Go builds
+ * (MinIO, then SeaweedFS); the Node binary. A lane stops at its first failure, the others run
+ * on (a build that finishes is cached for the next run), and the first failure is thrown
+ * once all have ended. Each part's start, progress and time go to `log`, then a summary.
  */
-export async function install(log: (l: string) => void = () => {}, opts: { stores?: readonly string[] } = {}): Promise<{ manifest: Manifest; changed: string[] }> {
+export async function install(
+  log: (l: string) => void = () => {},
+  opts: { stores?: readonly string[]; clock?: ProgressClock } = {},
+): Promise<{ manifest: Manifest; changed: string[] }> {
   mkdirSync(cacheDir(), { recursive: true });
   let prev: Manifest | undefined;
   try {
@@ -328,15 +345,31 @@ export async function install(log: (l: string) => void = () => {}, opts: { store
     prev = undefined;
   }
   const old = (n: string) => prev?.components.find((c) => c.name === n);
-  const components: Component[] = [];
-  components.push(...(await debianPackages(log)));
-  components.push(await kafka(old('kafka'), log));
-  components.push(await minio(old('minio'), log));
-  if (old('seaweedfs') || opts.stores?.includes('seaweedfs')) components.push(await seaweedfs(old('seaweedfs'), log));
-  components.push(await node(old('node')));
-  // Apache Flink for the Flink engine plug (engine/flink/): jars, the S3 plugin, the job.
-  components.push(...(await installFlink(old, log)));
-  const changed = components.filter((c) => JSON.stringify(c) !== JSON.stringify(old(c.name))).map((c) => c.name);
+  const same = (c: Component) => JSON.stringify(c) === JSON.stringify(old(c.name));
+  const progress = new InstallProgress(log, opts.clock);
+  const step: ComponentStep = (name, run) => progress.part(name, run, (c) => (same(c) ? 'in place' : 'installed'));
+  const withSeaweedfs = Boolean(old('seaweedfs') || opts.stores?.includes('seaweedfs'));
+  const [apt, maven, goBuilds, nodeBin] = await Promise.allSettled([
+    progress.part('apt packages', (note) => debianPackages(note), (r) => (r.installed.length ? `installed ${r.installed.join(', ')}` : 'all present')),
+    (async () => {
+      const k = await step('kafka', (note) => kafka(old('kafka'), note));
+      // Apache Flink for the Flink engine plug (engine/flink/): jars, the S3 plugin, the job, the agent.
+      return { kafka: k, flink: await installFlink(old, step) };
+    })(),
+    (async () => {
+      const m = await step('minio', (note) => minio(old('minio'), note));
+      return withSeaweedfs ? [m, await step('seaweedfs', (note) => seaweedfs(old('seaweedfs'), note))] : [m];
+    })(),
+    step('node', () => node(old('node'))),
+  ]);
+  log(progress.summary());
+  if (apt.status === 'rejected' || maven.status === 'rejected' || goBuilds.status === 'rejected' || nodeBin.status === 'rejected') {
+    const errors = [apt, maven, goBuilds, nodeBin].flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+    if (errors.length === 1) throw errors[0];
+    throw new QualError(errors[0] instanceof QualError ? errors[0].code : 'INSTALL_FAILED', errors.map((e) => e.message).join('\n\n'));
+  }
+  const components: Component[] = [...apt.value.components, maven.value.kafka, ...goBuilds.value, nodeBin.value, ...maven.value.flink];
+  const changed = components.filter((c) => !same(c)).map((c) => c.name);
   const manifest: Manifest = { installedAt: changed.length || !prev ? new Date().toISOString() : prev.installedAt, components };
   writeFileSync(manifestPath(), JSON.stringify(manifest, null, 2) + '\n');
   return { manifest, changed };
