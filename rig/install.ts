@@ -204,6 +204,21 @@ function lastLines(file: string, n: number): string {
 }
 
 /**
+ * What the log of build `id` says of it when it has ended well: how long it took, from its
+ * first line's start and its last line's end (rig/build-minio.sh writes both); undefined when
+ * the log is another build's or does not say.
+ */
+export function finishedBuildSeconds(buildLog: string, id: string): number | undefined {
+  if (!existsSync(buildLog)) return undefined;
+  const lines = readFileSync(buildLog, 'utf8').trimEnd().split('\n');
+  const name = id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const start = new RegExp(`^${name}: go install .*\\(started (\\S+)\\)$`).exec(lines[0] ?? '')?.[1];
+  const end = new RegExp(`^${name}: built .* \\((\\S+)\\)$`).exec(lines.at(-1) ?? '')?.[1];
+  if (!start || !end) return undefined;
+  return (Date.parse(end) - Date.parse(start)) / 1000;
+}
+
+/**
  * MinIO at the pinned version, built by rig/build-minio.sh when its binary is missing. When
  * the ./clink-qual wrapper started that build in the background (CLINK_QUAL_MINIO_BUILD_ID
  * names it), this waits for it and adopts its binary, and its failure is an error with its
@@ -213,9 +228,13 @@ export async function minio(prev: Component | undefined, log: (l: string) => voi
   const dir = minioDir();
   const bin = path.join(dir, 'minio');
   if (prev && prev.version === PINS.minio && existsSync(bin) && (await sha256File(bin)) === prev.sha256) return prev;
+  const adopt = process.env.CLINK_QUAL_MINIO_BUILD_ID;
+  const buildLog = path.join(dir, 'build.log');
+  if (existsSync(bin) && adopt) {
+    const took = finishedBuildSeconds(buildLog, adopt);
+    if (took !== undefined) log(`built in the background by ./clink-qual (${adopt}) in ${took} s, before this part began`);
+  }
   if (!existsSync(bin)) {
-    const adopt = process.env.CLINK_QUAL_MINIO_BUILD_ID;
-    const buildLog = path.join(dir, 'build.log');
     if (adopt) {
       log(`waiting for the MinIO build ./clink-qual started in the background (${adopt}; its log: ${buildLog})`);
     } else {

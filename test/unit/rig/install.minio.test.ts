@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { QualError } from '../../../lib/errors.ts';
-import { MINIO_BUILD_SCRIPT, minio, minioDir, PINS, sha256File } from '../../../rig/install.ts';
+import { finishedBuildSeconds, MINIO_BUILD_SCRIPT, minio, minioDir, PINS, sha256File } from '../../../rig/install.ts';
 import { fakeTools } from '../../helpers/fake-tools.ts';
 
 const tools = fakeTools();
@@ -101,11 +101,32 @@ t.test('an adopted build that left its binary is taken as it is; a manifest entr
   freshCache(t);
   const n = tools.calls('go').length;
   const id = startInBackground();
-  await until(() => existsSync(path.join(minioDir(), 'minio')));
+  await until(() => finishedBuildSeconds(path.join(minioDir(), 'build.log'), id) !== undefined);
   process.env.CLINK_QUAL_MINIO_BUILD_ID = id;
   const log: string[] = [];
   const c = await minio(undefined, (l) => log.push(l));
-  t.same(log, [], 'the binary was there: no wait, no build');
+  t.equal(log.length, 1, 'the binary was there: no wait, no build');
+  t.match(log[0], new RegExp(`^built in the background by \\./clink-qual \\(${id}\\) in [0-9]+ s, before this part began$`), 'only a note of the build that made it');
   t.equal(await minio(c, (l) => log.push(l)), c, 'a second install returns the manifest entry unchanged');
   t.equal(tools.calls('go').length - n, 1);
+});
+
+t.test("finishedBuildSeconds: a build's time from its own log; nothing for another build's, a failed one or none", async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cq-build-log-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const log = path.join(dir, 'build.log');
+  const id = 'build-20261205T071805Z-5508';
+  // The lines rig/build-minio.sh wrote in a real background build (go's own output between them).
+  writeFileSync(
+    log,
+    `${id}: go install github.com/minio/minio@${PINS.minio} (started 2026-12-05T07:18:06Z)\n` +
+      `go: downloading github.com/minio/minio v0.0.0-20260212201848-7aac2a2c5b7c\n` +
+      `${id}: built /tmp/h2-cache/minio-${PINS.minio}/minio (2026-12-05T07:18:54Z)\n`,
+  );
+  t.equal(finishedBuildSeconds(log, id), 48);
+  t.equal(finishedBuildSeconds(log, 'build-20261205T071805Z-5509'), undefined, "another build's log");
+  t.equal(finishedBuildSeconds(log, 'build-.*'), undefined, 'the id is a name, not a pattern');
+  writeFileSync(log, `${id}: go install github.com/minio/minio@${PINS.minio} (started 2026-12-05T07:18:06Z)\n${id}: go install exited 1 (2026-12-05T07:18:09Z)\n`);
+  t.equal(finishedBuildSeconds(log, id), undefined, 'a failed build');
+  t.equal(finishedBuildSeconds(path.join(dir, 'none.log'), id), undefined, 'no log');
 });
