@@ -21,6 +21,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 pin="$(sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$here/minio.pin" | head -n 1 | tr -d '[:space:]')"
+[ -n "$pin" ] || { echo "build-minio.sh: $here/minio.pin names no version" >&2; exit 254; }
 dir="${CLINK_QUAL_CACHE:-$HOME/.cache/clink-qual}/minio-$pin"
 export PATH="$PATH:/usr/local/go/bin"
 id="build-$(date -u +%Y%m%dT%H%M%SZ)-$$"

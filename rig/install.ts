@@ -349,8 +349,8 @@ export type ComponentStep = (name: string, run: (note: (l: string) => void) => P
  * The parts run in lanes side by side: the Debian packages; Maven's parts (Kafka, then
  * Flink's, one Maven at a time: two on one local repository are not safe); the Go builds
  * (MinIO, then SeaweedFS); the Node binary. A lane stops at its first failure, the others run
- * on (a build that finishes is cached for the next run), and the first failure is thrown
- * once all have ended. Each part's start, progress and time go to `log`, then a summary.
+ * on (a build that finishes is cached for the next run), and once all have ended the
+ * failure is thrown (several: one error carrying all their messages). Each part's start, progress and time go to `log`, then a summary.
  */
 export async function install(
   log: (l: string) => void = () => {},
