@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { QualError } from '../../../lib/errors.ts';
-import { install, manifestPath } from '../../../rig/install.ts';
+import { install, manifestPath, PINS } from '../../../rig/install.ts';
 import { fakeTools } from '../../helpers/fake-tools.ts';
 
 const tools = fakeTools();
@@ -49,7 +49,7 @@ t.test('the Maven lane and the Go lane run at once; each part starts, ends with 
   t.same(tools.calls().filter((l) => /timed out|overlap/.test(l)), [], 'no tool waited in vain; never two Maven at once');
   t.same(
     manifest.components.map((c) => c.name),
-    ['openssh-server', 'iptables', 'iproute2', 'faketime', 'kafka', 'minio', 'node', 'flink', 'flink-s3-fs-hadoop', 'flink-job', 'flink-agent'],
+    [...PINS.debianPackages, 'kafka', 'minio', 'node', 'flink', 'flink-s3-fs-hadoop', 'flink-job', 'flink-agent'],
     'the manifest keeps its order whatever order the parts end in',
   );
   t.same(changed, manifest.components.map((c) => c.name), 'a first install: every component is new');
