@@ -27,7 +27,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
-import { sh, sha256Dir, sha256File, type Component } from './install.ts';
+import { sh, sha256Dir, sha256File, type Component, type ComponentStep } from './install.ts';
 
 export const FLINK_PINS = {
   flink: '2.2.0',
@@ -214,7 +214,16 @@ function agent(prev: Component | undefined, log: (l: string) => void): Promise<C
   );
 }
 
-/** Installs (or finds in place) Flink's parts; `old` gives the previous manifest's entry by name. */
-export async function installFlink(old: (name: string) => Component | undefined, log: (l: string) => void): Promise<Component[]> {
-  return [await flinkLib(old('flink'), log), await s3Plugin(old('flink-s3-fs-hadoop'), log), await job(old('flink-job'), log), await agent(old('flink-agent'), log)];
+/**
+ * Installs (or finds in place) Flink's parts one after the other, each a step of its own (its
+ * component's name, so `rig install` shows each one's progress and time); `old` gives the
+ * previous manifest's entry by name.
+ */
+export async function installFlink(old: (name: string) => Component | undefined, step: ComponentStep): Promise<Component[]> {
+  return [
+    await step('flink', (note) => flinkLib(old('flink'), note)),
+    await step('flink-s3-fs-hadoop', (note) => s3Plugin(old('flink-s3-fs-hadoop'), note)),
+    await step('flink-job', (note) => job(old('flink-job'), note)),
+    await step('flink-agent', (note) => agent(old('flink-agent'), note)),
+  ];
 }

@@ -5,7 +5,10 @@
  *
  *   - Debian packages openssh-server, iptables, iproute2, faketime (apt-get, only when missing);
  *   - Apache Kafka (KRaft) as jars from Maven Central, resolved by Maven, run on the JDK;
- *   - MinIO built from source with `go install` at a pinned module version;
+ *   - MinIO built from source with `go install` at a pinned module version (rig/minio.pin),
+ *     by rig/build-minio.sh, the one build command: the ./clink-qual wrapper starts it in the
+ *     background on a first run, before `npm ci`, and this install then waits for that build
+ *     and adopts its binary (CLINK_QUAL_MINIO_BUILD_ID names it);
  *   - SeaweedFS (the second S3 store a campaign may name, `store: seaweedfs`) built from the
  *     pinned module the Go module proxy serves (`go mod download`, then `go build ./weed`:
  *     `go install` refuses the module because its go.mod has a replace directive);
@@ -13,7 +16,10 @@
  *     to engine hosts.
  *
  * A second run finds every part in place (checked by its sha256 in the manifest) and
- * downloads nothing.
+ * downloads nothing. The parts run side by side in three lanes (the Debian packages; Maven's
+ * parts, Kafka then Flink, one Maven at a time since its local repository is not safe for
+ * two; the Go builds, MinIO then SeaweedFS), and each reports its start, its progress and
+ * its time (rig/install-progress.ts).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -22,12 +28,29 @@ import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
 import { installFlink } from './install-flink.ts';
+import { InstallProgress, type ProgressClock } from './install-progress.ts';
+
+/** The build command of the pinned MinIO; the ./clink-qual wrapper starts it too. */
+export const MINIO_BUILD_SCRIPT = path.join(repoRoot, 'rig', 'build-minio.sh');
+
+/** The file that pins MinIO's module version, read here and by rig/build-minio.sh. */
+export const MINIO_PIN_FILE = path.join(repoRoot, 'rig', 'minio.pin');
+
+/** A pin file's version: its first line that is neither blank nor a comment (#), as rig/build-minio.sh reads it. */
+export function readPinFile(file: string): string {
+  const pin = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !l.startsWith('#'));
+  if (!pin) throw new QualError('INTERNAL', `${file} names no version`);
+  return pin;
+}
 
 export const PINS = {
   kafka: '4.1.1',
   log4j: '2.24.3',
-  /** github.com/minio/minio has no semver tags the module proxy serves; this is its last community commit there (2026-02-12). */
-  minio: 'v0.0.0-20260212201848-7aac2a2c5b7c',
+  /** github.com/minio/minio at its last community commit the module proxy serves: rig/minio.pin, which the build script reads too. */
+  minio: readPinFile(MINIO_PIN_FILE),
   /** github.com/seaweedfs/seaweedfs as the module proxy serves it: a pseudo-version of its 2026-11-09 commit 7506e5f91cd6. */
   seaweedfs: 'v0.0.0-20261109003541-7506e5f91cd6',
   // faketime brings libfaketime: the controlled wall clock of clock-step faults (rig/clock.ts).
@@ -99,7 +122,8 @@ function which(bin: string): boolean {
   return dirs.some((d) => existsSync(path.join(d, bin)));
 }
 
-async function debianPackages(log: (l: string) => void): Promise<Component[]> {
+/** The Debian packages, installed when their binaries are missing; returns them and what apt-get installed. */
+async function debianPackages(log: (l: string) => void): Promise<{ components: Component[]; installed: string[] }> {
   const need: Record<string, string> = { 'openssh-server': 'sshd', iptables: 'iptables', iproute2: 'ip', faketime: 'faketime' };
   const missing = PINS.debianPackages.filter((p) => !which(need[p]!));
   if (missing.length) {
@@ -120,7 +144,7 @@ async function debianPackages(log: (l: string) => void): Promise<Component[]> {
     const bin = ['/usr/sbin', '/sbin', '/usr/bin', '/bin'].map((d) => path.join(d, need[p]!)).find((f) => existsSync(f));
     out.push({ name: p, version, path: bin ?? need[p]!, sha256: bin ? await sha256File(bin) : '' });
   }
-  return out;
+  return { components: out, installed: missing };
 }
 
 async function kafka(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
@@ -147,15 +171,84 @@ async function kafka(prev: Component | undefined, log: (l: string) => void): Pro
   return { name: 'kafka', version: PINS.kafka, path: libs, sha256: await sha256Dir(libs) };
 }
 
-async function minio(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
-  const dir = path.join(cacheDir(), `minio-${PINS.minio}`);
+/** The cache directory of the pinned MinIO build (rig/build-minio.sh --where names the same); its binary is `minio` inside it. */
+export function minioDir(): string {
+  return path.join(cacheDir(), `minio-${PINS.minio}`);
+}
+
+/** Runs rig/build-minio.sh with `args`, passing each line it prints to `log`; resolves with its exit code. */
+function runMinioBuild(args: string[], log: (l: string) => void): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [MINIO_BUILD_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let pending = '';
+    const lines = (d: Buffer) => {
+      pending += d.toString();
+      const all = pending.split('\n');
+      pending = all.pop() ?? '';
+      for (const l of all) if (l.trim()) log(l);
+    };
+    child.stdout.on('data', lines);
+    child.stderr.on('data', lines);
+    child.on('error', (err) => reject(new QualError('INSTALL_FAILED', `bash ${MINIO_BUILD_SCRIPT}: ${err.message}`)));
+    child.on('close', (code) => {
+      if (pending.trim()) log(pending);
+      resolve(code ?? 1);
+    });
+  });
+}
+
+/** The last `n` lines of a file, or a note that it is missing. */
+function lastLines(file: string, n: number): string {
+  if (!existsSync(file)) return `(${file} is missing)`;
+  return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
+}
+
+/**
+ * What the log of build `id` says of it when it has ended well: how long it took, from its
+ * first line's start and its last line's end (rig/build-minio.sh writes both); undefined when
+ * the log is another build's or does not say.
+ */
+export function finishedBuildSeconds(buildLog: string, id: string): number | undefined {
+  if (!existsSync(buildLog)) return undefined;
+  const lines = readFileSync(buildLog, 'utf8').trimEnd().split('\n');
+  const name = id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const start = new RegExp(`^${name}: go install .*\\(started (\\S+)\\)$`).exec(lines[0] ?? '')?.[1];
+  const end = new RegExp(`^${name}: built .* \\((\\S+)\\)$`).exec(lines.at(-1) ?? '')?.[1];
+  if (!start || !end) return undefined;
+  return (Date.parse(end) - Date.parse(start)) / 1000;
+}
+
+/**
+ * MinIO at the pinned version, built by rig/build-minio.sh when its binary is missing. When
+ * the ./clink-qual wrapper started that build in the background (CLINK_QUAL_MINIO_BUILD_ID
+ * names it), this waits for it and adopts its binary, and its failure is an error with its
+ * log rather than a second build; a build under way by another install is waited for too.
+ */
+export async function minio(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
+  const dir = minioDir();
   const bin = path.join(dir, 'minio');
   if (prev && prev.version === PINS.minio && existsSync(bin) && (await sha256File(bin)) === prev.sha256) return prev;
+  const adopt = process.env.CLINK_QUAL_MINIO_BUILD_ID;
+  const buildLog = path.join(dir, 'build.log');
+  if (existsSync(bin) && adopt) {
+    const took = finishedBuildSeconds(buildLog, adopt);
+    if (took !== undefined) log(`built in the background by ./clink-qual (${adopt}) in ${took} s, before this part began`);
+  }
   if (!existsSync(bin)) {
-    if (!which('go')) throw new QualError('PRECONDITION', 'Go is needed to build MinIO from source (go install)');
-    log(`building MinIO ${PINS.minio} with go install (a few minutes on 2 cores)`);
-    mkdirSync(dir, { recursive: true });
-    await sh('go', ['install', `github.com/minio/minio@${PINS.minio}`], { env: { GOBIN: dir, CGO_ENABLED: '0', GOFLAGS: '-trimpath', PATH: `${process.env.PATH}:/usr/local/go/bin` }, log });
+    if (adopt) {
+      log(`waiting for the MinIO build ./clink-qual started in the background (${adopt}; its log: ${buildLog})`);
+    } else {
+      if (!which('go')) throw new QualError('PRECONDITION', 'Go is needed to build MinIO from source (go install)');
+      log(`building MinIO ${PINS.minio} with go install (a few minutes on 2 cores; its log: ${buildLog})`);
+    }
+    const code = await runMinioBuild(adopt ? ['--adopt', adopt] : [], log);
+    if (code === 3) {
+      throw new QualError(
+        'INSTALL_FAILED',
+        `the MinIO build ./clink-qual started in the background (${adopt}) failed; its log, ${buildLog}, ends:\n${lastLines(buildLog, 20)}\nRun the command again to build MinIO anew.`,
+      );
+    }
+    if (code !== 0 || !existsSync(bin)) throw new QualError('INSTALL_FAILED', `the MinIO build (rig/build-minio.sh) failed (exit ${code}); its log, ${buildLog}, ends:\n${lastLines(buildLog, 20)}`);
   }
   return { name: 'minio', version: PINS.minio, path: bin, sha256: await sha256File(bin) };
 }
@@ -243,14 +336,26 @@ export async function node(prev: Component | undefined): Promise<Component> {
   return { name: 'node', version, path: bin, sha256: await sha256File(bin) };
 }
 
-/** Installs what is missing and rewrites the manifest. Returns it with what was done. */
+/** Runs one install part that yields one component, under its name (InstallProgress.part); its notes go to `note`. */
+export type ComponentStep = (name: string, run: (note: (l: string) => void) => Promise<Component>) => Promise<Component>;
+
 /**
- * Installs (or checks) every part the rig needs. SeaweedFS, the second store, is built only
+ * Installs (or checks) every part the rig needs and rewrites the manifest; returns it with
+ * the names of the components that changed. SeaweedFS, the second store, is built only
  * when asked (`stores` names it: `rig install --store seaweedfs`, or a rig brought up on it,
  * storeComponent) or when an earlier install built it: its cold build takes several minutes
  * and most runs never use it.
+ *
+ * The parts run in lanes side by side: the Debian packages; Maven's parts (Kafka, then
+ * Flink's, one Maven at a time: two on one local repository are not safe); the Go builds
+ * (MinIO, then SeaweedFS); the Node binary. A lane stops at its first failure, the others run
+ * on (a build that finishes is cached for the next run), and once all have ended the
+ * failure is thrown (several: one error carrying all their messages). Each part's start, progress and time go to `log`, then a summary.
  */
-export async function install(log: (l: string) => void = () => {}, opts: { stores?: readonly string[] } = {}): Promise<{ manifest: Manifest; changed: string[] }> {
+export async function install(
+  log: (l: string) => void = () => {},
+  opts: { stores?: readonly string[]; clock?: ProgressClock } = {},
+): Promise<{ manifest: Manifest; changed: string[] }> {
   mkdirSync(cacheDir(), { recursive: true });
   let prev: Manifest | undefined;
   try {
@@ -259,15 +364,31 @@ export async function install(log: (l: string) => void = () => {}, opts: { store
     prev = undefined;
   }
   const old = (n: string) => prev?.components.find((c) => c.name === n);
-  const components: Component[] = [];
-  components.push(...(await debianPackages(log)));
-  components.push(await kafka(old('kafka'), log));
-  components.push(await minio(old('minio'), log));
-  if (old('seaweedfs') || opts.stores?.includes('seaweedfs')) components.push(await seaweedfs(old('seaweedfs'), log));
-  components.push(await node(old('node')));
-  // Apache Flink for the Flink engine plug (engine/flink/): jars, the S3 plugin, the job.
-  components.push(...(await installFlink(old, log)));
-  const changed = components.filter((c) => JSON.stringify(c) !== JSON.stringify(old(c.name))).map((c) => c.name);
+  const same = (c: Component) => JSON.stringify(c) === JSON.stringify(old(c.name));
+  const progress = new InstallProgress(log, opts.clock);
+  const step: ComponentStep = (name, run) => progress.part(name, run, (c) => (same(c) ? 'in place' : 'installed'));
+  const withSeaweedfs = Boolean(old('seaweedfs') || opts.stores?.includes('seaweedfs'));
+  const [apt, maven, goBuilds, nodeBin] = await Promise.allSettled([
+    progress.part('apt packages', (note) => debianPackages(note), (r) => (r.installed.length ? `installed ${r.installed.join(', ')}` : 'all present')),
+    (async () => {
+      const k = await step('kafka', (note) => kafka(old('kafka'), note));
+      // Apache Flink for the Flink engine plug (engine/flink/): jars, the S3 plugin, the job, the agent.
+      return { kafka: k, flink: await installFlink(old, step) };
+    })(),
+    (async () => {
+      const m = await step('minio', (note) => minio(old('minio'), note));
+      return withSeaweedfs ? [m, await step('seaweedfs', (note) => seaweedfs(old('seaweedfs'), note))] : [m];
+    })(),
+    step('node', () => node(old('node'))),
+  ]);
+  log(progress.summary());
+  if (apt.status === 'rejected' || maven.status === 'rejected' || goBuilds.status === 'rejected' || nodeBin.status === 'rejected') {
+    const errors = [apt, maven, goBuilds, nodeBin].flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+    if (errors.length === 1) throw errors[0];
+    throw new QualError(errors[0] instanceof QualError ? errors[0].code : 'INSTALL_FAILED', errors.map((e) => e.message).join('\n\n'));
+  }
+  const components: Component[] = [...apt.value.components, maven.value.kafka, ...goBuilds.value, nodeBin.value, ...maven.value.flink];
+  const changed = components.filter((c) => !same(c)).map((c) => c.name);
   const manifest: Manifest = { installedAt: changed.length || !prev ? new Date().toISOString() : prev.installedAt, components };
   writeFileSync(manifestPath(), JSON.stringify(manifest, null, 2) + '\n');
   return { manifest, changed };

@@ -8,9 +8,18 @@ const command: Command = {
   summary: 'Install what the rig needs (Kafka, MinIO, sshd, iptables), cached and pinned',
   description: `Idempotent. Debian packages (openssh-server, iptables, iproute2, faketime) only when missing;
 Apache Kafka from Maven Central; MinIO built with go install at a pinned version (SeaweedFS,
-the second store, only with --store seaweedfs or when a rig first runs on it); all
-cached under ${cacheDir()} (CLINK_QUAL_CACHE moves it). Writes a manifest with each
-part's version and sha256. A second run checks the sha256s and downloads nothing.`,
+the second store, only with --store seaweedfs or when a rig first runs on it); Apache Flink's
+jars and its job and agent, built with Maven; all cached under ${cacheDir()}
+(CLINK_QUAL_CACHE moves it). Writes a manifest with each part's version and sha256. A second
+run checks the sha256s and downloads nothing.
+The parts run side by side: the Debian packages; Kafka then Flink (one Maven at a time); MinIO
+then SeaweedFS (Go). On a first run the ./clink-qual wrapper starts MinIO's build
+(rig/build-minio.sh) in the background before npm ci; this command waits for that build and
+takes its binary, or reports its failure with its log. On stderr each part says "start", then
+its own notes, and ends "installed", "in place" (the Debian packages: "all present") or
+"failed", with its time; while parts run
+silently, one line every 10 s names them with their elapsed seconds; a last line gives the
+total and each part's time.`,
   options: {
     json: { type: 'boolean', description: 'Print the manifest as JSON' },
     store: { type: 'string', description: "Also build this store: seaweedfs (built from the Go module proxy, several minutes cold; otherwise built on first use, by 'rig up --store seaweedfs' or a campaign with 'store: seaweedfs')" },

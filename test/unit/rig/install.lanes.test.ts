@@ -1,0 +1,91 @@
+/**
+ * rig/install.ts install(): the parts run side by side in lanes, each with its start, its end
+ * and its time, and a summary; Maven's parts one at a time; a failing lane lets the others
+ * finish before its error is thrown. Run with fake go, mvn, java and apt-get
+ * (test/helpers/fake-tools.ts) in a temporary cache: nothing is fetched or built.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { QualError } from '../../../lib/errors.ts';
+import { install, manifestPath, PINS } from '../../../rig/install.ts';
+import { fakeTools } from '../../helpers/fake-tools.ts';
+
+const tools = fakeTools();
+const saved = { ...process.env };
+const STEERING = ['FAKE_GO_AWAIT', 'FAKE_GO_STARTED', 'FAKE_MVN_AWAIT', 'FAKE_MVN_STARTED', 'FAKE_GO_FAIL'];
+t.teardown(() => {
+  for (const k of ['PATH', 'FAKE_TOOLS_DIR', 'CLINK_QUAL_CACHE', 'CLINK_QUAL_MINIO_BUILD_ID', ...STEERING]) {
+    if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
+  }
+  tools.remove();
+});
+Object.assign(process.env, tools.env({ PATH: saved.PATH }));
+delete process.env.CLINK_QUAL_MINIO_BUILD_ID;
+
+function freshCache(t: { teardown(fn: () => void): void }): string {
+  const cache = mkdtempSync(path.join(os.tmpdir(), 'cq-install-lanes-'));
+  process.env.CLINK_QUAL_CACHE = cache;
+  for (const k of STEERING) delete process.env[k];
+  t.teardown(() => rmSync(cache, { recursive: true, force: true }));
+  return cache;
+}
+
+const PARTS = ['apt packages', 'kafka', 'minio', 'node', 'flink', 'flink-s3-fs-hadoop', 'flink-job', 'flink-agent'];
+
+t.test('the Maven lane and the Go lane run at once; each part starts, ends with its time; a summary closes', async (t) => {
+  freshCache(t);
+  // go waits until mvn has started and mvn until go has: only lanes that overlap get through.
+  Object.assign(process.env, {
+    FAKE_GO_STARTED: tools.file('go-started'),
+    FAKE_MVN_AWAIT: tools.file('go-started'),
+    FAKE_MVN_STARTED: tools.file('mvn-started'),
+    FAKE_GO_AWAIT: tools.file('mvn-started'),
+  });
+  const lines: string[] = [];
+  const { manifest, changed } = await install((l) => lines.push(l));
+  t.same(tools.calls().filter((l) => /timed out|overlap/.test(l)), [], 'no tool waited in vain; never two Maven at once');
+  t.same(
+    manifest.components.map((c) => c.name),
+    [...PINS.debianPackages, 'kafka', 'minio', 'node', 'flink', 'flink-s3-fs-hadoop', 'flink-job', 'flink-agent'],
+    'the manifest keeps its order whatever order the parts end in',
+  );
+  t.same(changed, manifest.components.map((c) => c.name), 'a first install: every component is new');
+  for (const part of PARTS) {
+    t.ok(lines.includes(`${part}: start`), `${part} says when it starts`);
+    const end = lines.filter((l) => l.startsWith(`${part}: `) && / \(\d+\.\d s\)$/.test(l));
+    t.equal(end.length, 1, `${part} ends once, with its time`);
+    if (part !== 'apt packages') t.match(end[0], new RegExp(`^${part}: installed \\(`));
+  }
+  t.ok(lines.indexOf('minio: start') < lines.findIndex((l) => /^kafka: installed/.test(l)), 'minio started before kafka ended');
+  t.ok(lines.includes(`kafka: fetching Apache Kafka 4.1.1 and its dependencies from Maven Central`), "a part's notes come under its name");
+  t.match(lines.at(-1), new RegExp(`^done in \\d+\\.\\d s: ${PARTS.map((p) => `${p} \\d+\\.\\d s`).join(', ')}$`));
+  t.ok(existsSync(manifestPath()));
+
+  const mvn = tools.calls('mvn').length;
+  const go = tools.calls('go').length;
+  const again: string[] = [];
+  const second = await install((l) => again.push(l));
+  t.same(second.changed, [], 'a second install changes nothing');
+  t.equal(tools.calls('mvn').length, mvn, 'and runs no Maven');
+  t.equal(tools.calls('go').length, go, 'and no go');
+  for (const part of PARTS.filter((p) => p !== 'apt packages')) t.ok(again.some((l) => new RegExp(`^${part}: in place \\(\\d+\\.\\d s\\)$`).test(l)), `${part}: in place`);
+});
+
+t.test('a failing lane: the other lanes finish, then its error is thrown; the summary names the failed part', async (t) => {
+  freshCache(t);
+  process.env.FAKE_GO_FAIL = 'no route to proxy.golang.org';
+  const lines: string[] = [];
+  const err = await install((l) => lines.push(l)).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(err instanceof QualError && err.code === 'INSTALL_FAILED', 'INSTALL_FAILED');
+  t.match((err as Error).message, 'go: no route to proxy.golang.org');
+  t.ok(lines.some((l) => /^minio: failed \(\d+\.\d s\)$/.test(l)));
+  t.ok(lines.some((l) => /^flink-agent: installed \(/.test(l)), 'the Maven lane ran to its end');
+  t.match(lines.at(-1), /^failed after \d+\.\d s: .*minio \d+\.\d s \(failed\)/);
+  t.notOk(existsSync(manifestPath()), 'no manifest from a failed install');
+});
