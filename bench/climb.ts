@@ -146,11 +146,11 @@ export async function climb<R extends RungOutcome>(rung: (rate: number) => Promi
   return { rungs, max, maxRung, maxPasses: max === null ? 0 : passes.get(max)!, firstFail, producerCap, determined, stop };
 }
 
-/** One line saying what the climb showed, for the summary. */
-export function describeClimb(name: string, c: Climb<RungOutcome>, o: Pick<ClimbOptions, 'resolution' | 'confirmations'>): string {
+/** One line saying what the climb showed, for the summary; `failed` names a real failure ("fell behind"; the producer's: "not reached"). */
+export function describeClimb(name: string, c: Climb<RungOutcome>, o: Pick<ClimbOptions, 'resolution' | 'confirmations'>, failed = 'fell behind'): string {
   if (c.max === null) return `${name}: no maximum: no rate passed (${c.stop}; ${c.rungs.length} rungs)`;
   const top = Math.min(c.firstFail ?? Infinity, c.producerCap ?? Infinity);
-  const bracket = top === Infinity ? `no rung above it failed` : `the lowest rate not passed ${top} events/s (${c.firstFail === top ? 'fell behind' : 'producer-bound'}), ${(((top - c.max) / c.max) * 100).toFixed(1)} % above`;
+  const bracket = top === Infinity ? `no rung above it failed` : `the lowest rate not passed ${top} events/s (${c.firstFail === top ? failed : 'producer-bound'}), ${(((top - c.max) / c.max) * 100).toFixed(1)} % above`;
   const confirmed = c.maxPasses > o.confirmations ? `passed ${c.maxPasses}×` : `passed ${c.maxPasses}×, ${o.confirmations} confirmation${o.confirmations === 1 ? '' : 's'} asked`;
   const why = c.determined ? 'determined' : c.stop === 'ceiling' ? "NOT determined: reached the producer's ceiling without falling behind" : c.producerCap !== null && (c.firstFail === null || c.producerCap < c.firstFail) ? 'NOT determined: the producer was the bound' : 'NOT determined: no rung above it fell behind';
   return `${name}: max ${c.max} events/s (${confirmed}); ${bracket}; ${why}; stopped: ${c.stop} after ${c.rungs.length} rungs`;
