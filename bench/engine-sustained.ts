@@ -98,6 +98,7 @@ import { optionsOrUsage, takeRigLock } from './cli.ts';
 import { climb, describeClimb, type Climb } from './climb.ts';
 import { LAG_GROWTH_SHARE, lagGrowth, type LagGrowth, type LagPoint } from './lag-trend.ts';
 import { ProducerPool, ownedBy } from './producer-pool.ts';
+import { ThreadedProducer } from './producer-thread.ts';
 import { cpuBetween, cpuTable, readEngineSplit, splitTable, type CpuRow, type EngineSplit } from './time-split.ts';
 import { parseDurationOption } from '../lib/cli.ts';
 
@@ -124,6 +125,8 @@ export interface SustainedOptions {
   producerDurationMs: number;
   /** Producers splitting the partitions (bench/producer-pool.ts). */
   producers: number;
+  /** Each producer in its own worker thread (bench/producer-thread.ts). */
+  producerThreads: boolean;
   tickMs: number;
   keep: boolean;
 }
@@ -165,6 +168,8 @@ Options:
   --producer-duration-s DURATION
                         how long each produce-only rung of the producer's climb lasts (default 30)
   --producers N         producers splitting the partitions, sending concurrently (default 1)
+  --producer-threads    each producer in its own worker thread (default: in this process's
+                        event loop, beside the watcher and the baseline's consumers)
   --partitions N        partitions of each fresh topic, RF 3 (default 4)
   --checkpoint-ms MS    checkpoint interval; also the baseline's put interval (default 8000)
   --duration-s DURATION how long each rate is offered: seconds, or with units: 300, 90s, 5m, 2h,
@@ -188,6 +193,7 @@ export function parseOptions(args: string[]): SustainedOptions | 'help' {
       step: { type: 'string', default: String(CLIMB_DEFAULTS.step) },
       'producer-duration-s': { type: 'string', default: '30' },
       producers: { type: 'string', default: '1' },
+      'producer-threads': { type: 'boolean', default: false },
       partitions: { type: 'string', default: '4' },
       'checkpoint-ms': { type: 'string', default: '8000' },
       'duration-s': { type: 'string' },
@@ -213,7 +219,7 @@ export function parseOptions(args: string[]): SustainedOptions | 'help' {
   const producers = num('producers', values.producers!, 1);
   if (producers > partitions) throw new Error(`--producers: ${producers} producers for ${partitions} partitions (each producer writes its own partitions)`);
   const producerDurationMs = parseDurationOption(values['producer-duration-s']!, 'producer-duration-s') * 1000;
-  return { rates, climb, partitions, checkpointMs, durationMs, producerDurationMs, producers, tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
+  return { rates, climb, partitions, checkpointMs, durationMs, producerDurationMs, producers, producerThreads: values['producer-threads']!, tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
 }
 
 /**
@@ -702,9 +708,15 @@ async function deletePrefix(s3: S3Client, bucket: string, prefix: string): Promi
   for (const Key of keys) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key }));
 }
 
-/** The pool of --producers producers for a topic (bench/producer-pool.ts). */
+/** The pool of --producers producers for a topic (bench/producer-pool.ts), each in its own thread with --producer-threads. */
 function producerPool(kit: RigKit, o: SustainedOptions, topic: string): ProducerPool {
-  return new ProducerPool(o.partitions, Array.from({ length: o.producers }, (_, i) => new LineProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions))));
+  const member = (i: number) => (o.producerThreads ? new ThreadedProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions)) : new LineProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions)));
+  return new ProducerPool(o.partitions, Array.from({ length: o.producers }, (_, i) => member(i)));
+}
+
+/** "4 producers in threads", for the headings. */
+function describeProducers(o: SustainedOptions): string {
+  return `${o.producers} producer${o.producers === 1 ? '' : 's'}${o.producerThreads ? ` in ${o.producers === 1 ? 'its own thread' : 'their own threads'}` : ''}`;
 }
 
 const NO_LATENCY: LatencySummary = { n: 0, p50: NaN, p99: NaN, max: NaN };
@@ -713,7 +725,7 @@ const NO_LATENCY: LatencySummary = { n: 0, p50: NaN, p99: NaN, max: NaN };
 async function producerStep(kit: RigKit, o: SustainedOptions, rate: number, runId: string, workDir: string): Promise<StepResult> {
   const tag = `prod-${runId}-${rate}`;
   const topic = `clink-bench-sus-${tag}`;
-  console.log(`\n== producer only at ${rate} events/s: topic ${topic}, ${o.producerDurationMs / 1000} s, ${o.producers} producer${o.producers === 1 ? '' : 's'}`);
+  console.log(`\n== producer only at ${rate} events/s: topic ${topic}, ${o.producerDurationMs / 1000} s, ${describeProducers(o)}`);
   await createTopic(kit.bootstrap, topic, o.partitions, 3);
   const pool = producerPool(kit, o, topic);
   const resFile = path.join(workDir, `resources-${tag}.jsonl`);
@@ -929,7 +941,7 @@ export async function runClimb(o: SustainedOptions, run: RungRunners, rows: Step
     rows.push(x);
     return x;
   };
-  console.log(`\n=== the producer's own ceiling: produce only, no engine (${o.producers} producer${o.producers === 1 ? '' : 's'})`);
+  console.log(`\n=== the producer's own ceiling: produce only, no engine (${describeProducers(o)})`);
   const producer = await climb((rate) => record(run.producer(rate)), opts);
   console.log(describeClimb('producer', producer, opts, 'not reached'));
   const ceiling = producer.max ?? undefined;

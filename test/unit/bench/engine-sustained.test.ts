@@ -40,12 +40,12 @@ import { repoRoot } from '../../../lib/paths.ts';
 t.test('options: defaults, overrides, help, and unusable values refused', async (t) => {
   const climb = { start: 40_000, resolution: 0.05, maxRungs: 12, confirmations: 1, step: 1000 };
   t.same(CLIMB_DEFAULTS, climb);
-  t.same(parseOptions([]), { rates: null, climb, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 30_000, producers: 1, tickMs: 50, keep: false }, 'no --rates: the climb; duration defaults to 11 checkpoints');
+  t.same(parseOptions([]), { rates: null, climb, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, tickMs: 50, keep: false }, 'no --rates: the climb; duration defaults to 11 checkpoints');
   const o = parseOptions(['--rates', '100,250.5,1000', '--partitions=8', '--checkpoint-ms', '5000', '--keep']);
-  t.same(o, { rates: [100, 250.5, 1000], climb, partitions: 8, checkpointMs: 5000, durationMs: 55_000, producerDurationMs: 30_000, producers: 1, tickMs: 50, keep: true }, 'the default duration follows --checkpoint-ms');
+  t.same(o, { rates: [100, 250.5, 1000], climb, partitions: 8, checkpointMs: 5000, durationMs: 55_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, tickMs: 50, keep: true }, 'the default duration follows --checkpoint-ms');
   t.same(
-    parseOptions(['--start', '80000', '--resolution', '0.1', '--max-rungs', '6', '--confirmations', '0', '--step', '500', '--producer-duration-s', '1m', '--producers', '4']),
-    { rates: null, climb: { start: 80_000, resolution: 0.1, maxRungs: 6, confirmations: 0, step: 500 }, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 60_000, producers: 4, tickMs: 50, keep: false },
+    parseOptions(['--start', '80000', '--resolution', '0.1', '--max-rungs', '6', '--confirmations', '0', '--step', '500', '--producer-duration-s', '1m', '--producers', '4', '--producer-threads']),
+    { rates: null, climb: { start: 80_000, resolution: 0.1, maxRungs: 6, confirmations: 0, step: 500 }, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 60_000, producers: 4, producerThreads: true, tickMs: 50, keep: false },
     "the climb's options",
   );
   t.throws(() => parseOptions(['--resolution', '1']), /--resolution: 1 is not below 1/);
@@ -242,7 +242,7 @@ t.test('through the CLI: --help prints the options, a bad ladder exits 254; both
   const file = path.join(repoRoot, 'bench', 'engine-sustained.ts');
   const help = spawnSync(process.execPath, [file, '--help'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
   t.equal(help.status, 0);
-  for (const o of ['--rates', '--start', '--resolution', '--max-rungs', '--confirmations', '--step', '--producer-duration-s', '--producers', '--partitions', '--checkpoint-ms', '--duration-s', '--tick-ms', '--keep']) t.match(help.stdout, o);
+  for (const o of ['--rates', '--start', '--resolution', '--max-rungs', '--confirmations', '--step', '--producer-duration-s', '--producers', '--producer-threads', '--partitions', '--checkpoint-ms', '--duration-s', '--tick-ms', '--keep']) t.match(help.stdout, o);
   for (const f of ['clink_max_events_per_s', 'baseline_max_events_per_s', 'producer_max_events_per_s', 'ratio_at_baseline_max', 'determined=yes|no', 'producer-bound']) t.match(help.stdout, f, `--help says what ${f} is`);
   t.notMatch(help.stdout, /^RESULT /m, 'no RESULT line (the usage only says what it holds)');
   const bad = spawnSync(process.execPath, [file, '--rates', '5000,2000'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
