@@ -719,11 +719,14 @@ function describeProducers(o: SustainedOptions): string {
   return `${o.producers} producer${o.producers === 1 ? '' : 's'}${o.producerThreads ? ` in ${o.producers === 1 ? 'its own thread' : 'their own threads'}` : ''}`;
 }
 
+/** Rungs run so far in this process (a rate offered again gets a fresh topic and prefix: Kafka deletes a topic asynchronously). */
+let stepCount = 0;
+
 const NO_LATENCY: LatencySummary = { n: 0, p50: NaN, p99: NaN, max: NaN };
 
 /** A produce-only rung: the producer offers the rate to a fresh topic, nothing reads it; it passes when it reached ≥ 98 % of the rate. */
 async function producerStep(kit: RigKit, o: SustainedOptions, rate: number, runId: string, workDir: string): Promise<StepResult> {
-  const tag = `prod-${runId}-${rate}`;
+  const tag = `prod-${runId}-${rate}-${++stepCount}`;
   const topic = `clink-bench-sus-${tag}`;
   console.log(`\n== producer only at ${rate} events/s: topic ${topic}, ${o.producerDurationMs / 1000} s, ${describeProducers(o)}`);
   await createTopic(kit.bootstrap, topic, o.partitions, 3);
@@ -770,7 +773,7 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
   const lagTimer = setInterval(() => lagPoints.push({ t: Date.now(), lag: producer.produced - watcher.distinct }), LIST_INTERVAL_MS);
   try {
     if (engine) {
-      await engine.deploy(kit.ctx(`${runId}-${rate}-${stepCount}`, (l) => console.log(`  ${l}`)), { topic, partitions: o.partitions, bucket, prefix, checkpointIntervalMs: o.checkpointMs });
+      await engine.deploy(kit.ctx(tag, (l) => console.log(`  ${l}`)), { topic, partitions: o.partitions, bucket, prefix, checkpointIntervalMs: o.checkpointMs });
       await engine.start();
     } else sink = rawSink(kit, topic, o.partitions, bucket, prefix, o.checkpointMs);
     watcher.start();
@@ -821,9 +824,6 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
   console.log(`  memory: controller RSS after GC ${(r.controllerRss / MiB).toFixed(0)} MiB; rig peak RSS ${describeRss(rigRss)}`);
   return r;
 }
-
-/** Rungs run so far in this process (keeps a repeated rate's topic and prefix fresh). */
-let stepCount = 0;
 
 function table(rows: StepResult[]): string {
   const head = ['side', 'offered/s', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'drain ms', 'lag slope/s', 'ckpts', 'objects', 'ctl RSS MiB', 'verdict'];
