@@ -1,12 +1,26 @@
 /**
  * Engine benchmark, sustained mode (`npm run bench -- engine-sustained`): the highest rate
  * Clink keeps up with on the local rig, and its end-to-end latency, against a raw
- * consume → put baseline measured the same way in the same run.
+ * consume → put baseline measured the same way in the same run, and the producer's own
+ * ceiling, so that the rates judged are rates the producer did offer.
+ *
+ * Two ways to choose the rates:
+ *  - the climb (no --rates; bench/climb.ts): first the producer alone (produce-only rungs of
+ *    --producer-duration-s to a fresh topic, no engine, no watcher; a rung passes when it
+ *    achieved ≥ 98 % of the offered rate), then the baseline, then Clink, each on its own:
+ *    doubling from --start until a rung fails, bisecting to --resolution, the maximum
+ *    offered again (--confirmations); baseline and Clink never above the producer's
+ *    maximum (its ceiling). A rung that is producer-bound bounds a side's search but is
+ *    never its limit. A side's maximum is determined when a rung above it failed with the
+ *    producer at the rate (climb.ts says exactly when);
+ *  - the fixed ladder (--rates, ascending), as before: each side stops at its first
+ *    failing rung (below).
  *
  * bench/engine.ts drains a pre-loaded backlog; this one offers a fixed rate and watches.
- * For each rate of a ladder (--rates, ascending), on a fresh topic (--partitions, RF 3) and
- * a fresh bucket prefix, per side:
- *  - producer: JSON lines {"p","seq","pad"} (test/helpers/rig-kit.ts LineProducer) sent at
+ * For each rung, on a fresh topic (--partitions, RF 3) and a fresh bucket prefix, per side:
+ *  - producer: JSON lines {"p","seq","pad"} (test/helpers/rig-kit.ts LineProducer; with
+ *    --producers N, N of them splitting the partitions and sending concurrently,
+ *    bench/producer-pool.ts) sent at
  *    the offered rate, paced every --tick-ms (50 ms): each tick sends what the schedule
  *    rate × elapsed says is due and not sent yet (a late tick catches up, nothing more),
  *    for --duration-s (default 11 checkpoints, so at least 10 complete inside it). Each
@@ -29,8 +43,10 @@
  *    RESULT line (for the baseline too: it would be a broken comparison).
  *
  * A side kept up at a rate (keptUp) when: the achieved produce rate is ≥ 98 % of offered,
- * every produced event was committed within checkpoint + 2 s of the producer's stop, and
- * p99 latency ≤ checkpoint + 2 s. Each side climbs the ladder on its own (at each rung
+ * every produced event was committed within checkpoint + 2 s of the producer's stop,
+ * p99 latency ≤ checkpoint + 2 s, and its lag (sent − visible, every 250 ms) is not growing
+ * (bench/lag-trend.ts: the least-squares slope of its troughs after the first quarter of the
+ * rung ≤ 5 % of the offered rate). On the ladder, each side climbs the ladder on its own (at each rung
  * the baseline runs first, then the engine) and stops at its first rung that fails; its
  * max sustained rate is the last rung it passed (0 when the first fails). When the
  * producer (this process, on the same rig) cannot offer the rate, the rung says
@@ -55,8 +71,18 @@
  * rig at rest (Kafka and MinIO, no engine, no load); the summary sets the idle total beside
  * the heaviest step's total of peaks (memorySummary).
  *
+ * Where the time goes (bench/time-split.ts), for each side's top passing rung: CPU per
+ * process while the producer ran (the rig's processes from /proc over SSH, this process from
+ * process.cpuUsage), and for Clink its subtasks' own timing lines (idle, S3 uploads at the
+ * barrier, S3 completes, Kafka fetches) and the coordinator's barrier → completed record.
+ *
  * Last line: `RESULT engine_sustained max_events_per_s=<N> p99_ms_at_max=<ms> ratio_vs_baseline=<r>`
- * (p99 and ratio are `n/a` when there is no max to speak of).
+ * (p99 and ratio are `n/a` when there is no max to speak of); the climb adds
+ * `clink_max_events_per_s= baseline_max_events_per_s= producer_max_events_per_s=
+ * ratio_at_baseline_max= determined=yes|no clink_determined= baseline_determined=
+ * producer_determined= resolution= rungs=` (climbResultLine): max_events_per_s is Clink's
+ * maximum and ratio_vs_baseline equals ratio_at_baseline_max (Clink's maximum / the
+ * baseline's), kept under their old names for bench/scale.ts and older readers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -69,36 +95,81 @@ import { PartitionSource } from '../engine/clink/source.ts';
 import type { ResourceSample } from '../lib/evidence.ts';
 import { LineProducer, countBucket, createTopic, deleteTopic, rigKit, sleep, type BucketCount, type RigKit } from '../test/helpers/rig-kit.ts';
 import { optionsOrUsage, takeRigLock } from './cli.ts';
+import { climb, describeClimb, type Climb } from './climb.ts';
+import { LAG_GROWTH_SHARE, lagGrowth, type LagGrowth, type LagPoint } from './lag-trend.ts';
+import { ProducerPool, ownedBy } from './producer-pool.ts';
+import { ThreadedProducer } from './producer-thread.ts';
+import { cpuBetween, cpuTable, readEngineSplit, splitTable, type CpuRow, type EngineSplit } from './time-split.ts';
 import { parseDurationOption } from '../lib/cli.ts';
 
 // ---------------------------------------------------------------------------------------
 // Pure parts (unit-tested in test/unit/bench/engine-sustained.test.ts)
 // ---------------------------------------------------------------------------------------
 
-export const DEFAULT_RATES = [2000, 5000, 10_400, 15_000, 20_000];
+/** The climb's defaults (without --rates): see bench/climb.ts. */
+export const CLIMB_DEFAULTS = { start: 40_000, resolution: 0.05, maxRungs: 12, confirmations: 1, step: 1000 } as const;
 /** The share of the offered rate the producer must achieve for the rung to count. */
 export const MIN_ACHIEVED_SHARE = 0.98;
 /** Slack over one checkpoint interval for the drain and for p99 latency. */
 export const SLACK_MS = 2000;
 
 export interface SustainedOptions {
-  rates: number[];
+  /** A fixed ladder (--rates), or null: climb to each side's maximum. */
+  rates: number[] | null;
+  /** The climb (bench/climb.ts), without --rates. */
+  climb: { start: number; resolution: number; maxRungs: number; confirmations: number; step: number };
   partitions: number;
   checkpointMs: number;
   durationMs: number;
+  /** How long each produce-only rung of the producer's own climb offers its rate. */
+  producerDurationMs: number;
+  /** Producers splitting the partitions (bench/producer-pool.ts). */
+  producers: number;
+  /** Each producer in its own worker thread (bench/producer-thread.ts). */
+  producerThreads: boolean;
   tickMs: number;
   keep: boolean;
 }
 
 export const USAGE = `Usage: npm run bench -- engine-sustained [options]
 
-Offers each rate of a ladder to Clink (deployed as bench/engine.ts does) and to a raw
-consume -> put baseline, measures end-to-end latency and whether each kept up, and prints
-the engine's max sustained rate and its ratio to the baseline's. Takes the rig lock (exit 2
-naming the holder while another command uses the rig).
+Finds the highest rate Clink (deployed as bench/engine.ts does) keeps up with, and the
+highest a raw consume -> put baseline keeps up with, on the local rig, with end-to-end
+latency; and, first, the producer's own ceiling (produce only, no engine), so that no rate
+the producer cannot offer is judged. Takes the rig lock (exit 2 naming the holder while
+another command uses the rig).
+
+Without --rates, each of producer, baseline and Clink climbs on its own: from --start,
+doubling until a rung fails, then bisecting between the highest passing and the lowest
+failing rate to --resolution, then offering the maximum again (--confirmations). Baseline
+and Clink never go above the producer's maximum. A rung fails when p99 produce -> visible
+or the drain exceeds checkpoint + 2 s, or the lag grows (its troughs' least-squares slope
+after the first quarter of the rung > 5 % of the offered rate); a rung whose rate the
+producer did not reach (achieved < 98 %) is producer-bound: never the side's limit. With
+--rates, the fixed ladder as before: each side stops at its first failing rung.
+
+Last line: RESULT engine_sustained max_events_per_s=<Clink's> p99_ms_at_max=<ms>
+ratio_vs_baseline=<r>, and without --rates also clink_max_events_per_s,
+baseline_max_events_per_s, producer_max_events_per_s, ratio_at_baseline_max (Clink's
+maximum / the baseline's), determined=yes|no (both maxima determined: a failing rung seen
+above a passing one, the producer not the bound), per-side *_determined, resolution, rungs.
+Before it, for each side's top passing rung: CPU per process while the producer ran, and
+Clink's own split (its subtasks' idle, S3 upload, S3 complete and Kafka fetch times, and the
+checkpoint barrier).
 
 Options:
-  --rates A,B,C         offered rates in events/s, ascending (default ${DEFAULT_RATES.join(',')})
+  --rates A,B,C         a fixed ladder of offered rates in events/s, ascending (default: climb)
+  --start R             the climb's first rate, events/s (default ${CLIMB_DEFAULTS.start})
+  --resolution F        bisect until (lowest failing - highest passing) / highest passing <= F
+                        (default ${CLIMB_DEFAULTS.resolution})
+  --max-rungs N         at most N rungs per side, confirmations included (default ${CLIMB_DEFAULTS.maxRungs})
+  --confirmations N     times a side's maximum is offered again and must pass again (default ${CLIMB_DEFAULTS.confirmations})
+  --step R              rates are multiples of R events/s (default ${CLIMB_DEFAULTS.step})
+  --producer-duration-s DURATION
+                        how long each produce-only rung of the producer's climb lasts (default 30)
+  --producers N         producers splitting the partitions, sending concurrently (default 1)
+  --producer-threads    each producer in its own worker thread (default: in this process's
+                        event loop, beside the watcher and the baseline's consumers)
   --partitions N        partitions of each fresh topic, RF 3 (default 4)
   --checkpoint-ms MS    checkpoint interval; also the baseline's put interval (default 8000)
   --duration-s DURATION how long each rate is offered: seconds, or with units: 300, 90s, 5m, 2h,
@@ -115,6 +186,14 @@ export function parseOptions(args: string[]): SustainedOptions | 'help' {
     allowPositionals: false,
     options: {
       rates: { type: 'string' },
+      start: { type: 'string', default: String(CLIMB_DEFAULTS.start) },
+      resolution: { type: 'string', default: String(CLIMB_DEFAULTS.resolution) },
+      'max-rungs': { type: 'string', default: String(CLIMB_DEFAULTS.maxRungs) },
+      confirmations: { type: 'string', default: String(CLIMB_DEFAULTS.confirmations) },
+      step: { type: 'string', default: String(CLIMB_DEFAULTS.step) },
+      'producer-duration-s': { type: 'string', default: '30' },
+      producers: { type: 'string', default: '1' },
+      'producer-threads': { type: 'boolean', default: false },
       partitions: { type: 'string', default: '4' },
       'checkpoint-ms': { type: 'string', default: '8000' },
       'duration-s': { type: 'string' },
@@ -129,12 +208,18 @@ export function parseOptions(args: string[]): SustainedOptions | 'help' {
     if (!v.trim() || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new Error(`--${name}: ${JSON.stringify(v)} is not ${integer ? 'an integer' : 'a number'} ≥ ${min}`);
     return n;
   };
-  const rates = values.rates === undefined ? [...DEFAULT_RATES] : values.rates.split(',').map((r) => num('rates', r, 1, false));
-  if (!rates.length) throw new Error('--rates: no rate');
-  for (let i = 1; i < rates.length; i++) if (!(rates[i]! > rates[i - 1]!)) throw new Error(`--rates: not ascending (${rates[i - 1]} then ${rates[i]})`);
+  const rates = values.rates === undefined ? null : values.rates.split(',').map((r) => num('rates', r, 1, false));
+  if (rates) for (let i = 1; i < rates.length; i++) if (!(rates[i]! > rates[i - 1]!)) throw new Error(`--rates: not ascending (${rates[i - 1]} then ${rates[i]})`);
   const checkpointMs = num('checkpoint-ms', values['checkpoint-ms']!, 1000);
   const durationMs = values['duration-s'] === undefined ? 11 * checkpointMs : parseDurationOption(values['duration-s'], 'duration-s') * 1000;
-  return { rates, partitions: num('partitions', values.partitions!, 1), checkpointMs, durationMs, tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
+  const step = num('step', values.step!, 1);
+  const climb = { start: num('start', values.start!, step), resolution: num('resolution', values.resolution!, 0.001, false), maxRungs: num('max-rungs', values['max-rungs']!, 1), confirmations: num('confirmations', values.confirmations!, 0), step };
+  if (!(climb.resolution < 1)) throw new Error(`--resolution: ${climb.resolution} is not below 1 (it is a share: 0.05 = 5 %)`);
+  const partitions = num('partitions', values.partitions!, 1);
+  const producers = num('producers', values.producers!, 1);
+  if (producers > partitions) throw new Error(`--producers: ${producers} producers for ${partitions} partitions (each producer writes its own partitions)`);
+  const producerDurationMs = parseDurationOption(values['producer-duration-s']!, 'producer-duration-s') * 1000;
+  return { rates, climb, partitions, checkpointMs, durationMs, producerDurationMs, producers, producerThreads: values['producer-threads']!, tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
 }
 
 /**
@@ -217,6 +302,8 @@ export interface StepFigures {
   drainMs: number | null;
   p99Ms: number;
   checkpointMs: number;
+  /** The lag trend over the rung (bench/lag-trend.ts); absent or not judged: not a reason. */
+  lag?: LagGrowth | null;
 }
 
 export interface KeptUp {
@@ -235,6 +322,7 @@ export function keptUp(f: StepFigures): KeptUp {
   if (f.drainMs === null) reasons.push('not every produced event was committed');
   else if (f.drainMs > limit) reasons.push(`committed ${f.drainMs} ms after the producer stopped > ${limit} ms`);
   if (!(f.p99Ms <= limit)) reasons.push(`p99 ${Number.isFinite(f.p99Ms) ? Math.round(f.p99Ms) : f.p99Ms} ms > ${limit} ms`);
+  if (f.lag?.growing) reasons.push(`lag growing: its troughs' slope ${Math.round(f.lag.slopePerS!)}/s after the first quarter > ${Math.round(f.lag.limitPerS)}/s (${LAG_GROWTH_SHARE * 100} % of offered)`);
   return { ok: reasons.length === 0, producerLimited, reasons };
 }
 
@@ -551,18 +639,29 @@ export async function awaitDrain(w: Watcher, total: number, stoppedAt: number, s
   return Math.max(0, w.lastNewSightAt - stoppedAt);
 }
 
+export type Side = 'engine' | 'baseline' | 'producer';
+
 export interface StepResult {
-  side: 'engine' | 'baseline';
+  /** engine = Clink; producer = produce only, no engine, no watcher. */
+  side: Side;
   offered: number;
   achieved: number;
   produced: number;
   drainMs: number | null;
   lat: LatencySummary;
   kept: KeptUp;
+  /** As bench/climb.ts reads a rung: kept up; the producer did not reach the rate. */
+  ok: boolean;
+  producerBound: boolean;
+  lag: LagGrowth | null;
   checkpoints?: number;
   objects: number;
   controllerRss: number;
   rigRss: { what: string; rssBytes: number }[];
+  /** CPU per process while the producer ran. */
+  cpu: { windowS: number; rows: CpuRow[] };
+  /** Clink's own split (engine side only). */
+  split?: EngineSplit;
 }
 
 function describeRss(rss: { what: string; rssBytes: number }[]): string {
@@ -609,8 +708,50 @@ async function deletePrefix(s3: S3Client, bucket: string, prefix: string): Promi
   for (const Key of keys) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key }));
 }
 
+/** The pool of --producers producers for a topic (bench/producer-pool.ts), each in its own thread with --producer-threads. */
+function producerPool(kit: RigKit, o: SustainedOptions, topic: string): ProducerPool {
+  const member = (i: number) => (o.producerThreads ? new ThreadedProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions)) : new LineProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions)));
+  return new ProducerPool(o.partitions, Array.from({ length: o.producers }, (_, i) => member(i)));
+}
+
+/** "4 producers in threads", for the headings. */
+function describeProducers(o: SustainedOptions): string {
+  return `${o.producers} producer${o.producers === 1 ? '' : 's'}${o.producerThreads ? ` in ${o.producers === 1 ? 'its own thread' : 'their own threads'}` : ''}`;
+}
+
+/** Rungs run so far in this process (a rate offered again gets a fresh topic and prefix: Kafka deletes a topic asynchronously). */
+let stepCount = 0;
+
+const NO_LATENCY: LatencySummary = { n: 0, p50: NaN, p99: NaN, max: NaN };
+
+/** A produce-only rung: the producer offers the rate to a fresh topic, nothing reads it; it passes when it reached ≥ 98 % of the rate. */
+async function producerStep(kit: RigKit, o: SustainedOptions, rate: number, runId: string, workDir: string): Promise<StepResult> {
+  const tag = `prod-${runId}-${rate}-${++stepCount}`;
+  const topic = `clink-bench-sus-${tag}`;
+  console.log(`\n== producer only at ${rate} events/s: topic ${topic}, ${o.producerDurationMs / 1000} s, ${describeProducers(o)}`);
+  await createTopic(kit.bootstrap, topic, o.partitions, 3);
+  const pool = producerPool(kit, o, topic);
+  const resFile = path.join(workDir, `resources-${tag}.jsonl`);
+  const sampler = new ResourceSampler({ rig: kit.state, remote: kit.remote, path: resFile, intervalMs: 30_000, produced: () => pool.produced, judged: () => 0 });
+  let prod: Produced;
+  let cpu: StepResult['cpu'];
+  try {
+    const before = await sampler.sample();
+    prod = await produceAtRate(pool, new SendLog(o.partitions), rate, o.producerDurationMs, o.tickMs);
+    cpu = cpuBetween(before, await sampler.sample());
+  } finally {
+    await pool.close().catch(() => undefined);
+  }
+  if (!o.keep) await deleteTopic(kit.bootstrap, topic).catch((err) => console.log(`  cleanup: ${(err as Error).message}`));
+  const ok = prod.achieved >= MIN_ACHIEVED_SHARE * rate;
+  const kept: KeptUp = { ok, producerLimited: false, reasons: ok ? [] : [`achieved ${Math.round(prod.achieved)}/s < ${MIN_ACHIEVED_SHARE * 100} % of ${rate}/s`] };
+  const r: StepResult = { side: 'producer', offered: rate, achieved: prod.achieved, produced: prod.produced, drainMs: null, lat: NO_LATENCY, kept, ok, producerBound: false, lag: null, objects: 0, controllerRss: controllerRssAfterGc(), rigRss: peakRss(readResources(resFile)), cpu };
+  console.log(`  produced ${prod.produced} events in ${((prod.stoppedAt - prod.startedAt) / 1000).toFixed(1)} s = ${Math.round(prod.achieved)}/s: ${ok ? 'REACHED' : `NOT REACHED: ${kept.reasons.join('; ')}`}`);
+  return r;
+}
+
 async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline', rate: number, runId: string, workDir: string): Promise<StepResult> {
-  const tag = `${side === 'engine' ? 'eng' : 'base'}-${runId}-${rate}`;
+  const tag = `${side === 'engine' ? 'eng' : 'base'}-${runId}-${rate}-${++stepCount}`;
   const topic = `clink-bench-sus-${tag}`;
   const bucket = kit.state.store.bucket;
   const prefix = `bench-sus-${tag}/`;
@@ -618,7 +759,7 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
   await createTopic(kit.bootstrap, topic, o.partitions, 3);
   const log = new SendLog(o.partitions);
   const watcher = new Watcher(kit.s3, bucket, prefix, log, o.partitions);
-  const producer = new LineProducer(kit.bootstrap, topic, o.partitions);
+  const producer = producerPool(kit, o, topic);
   const resFile = path.join(workDir, `resources-${tag}.jsonl`);
   const sampler = new ResourceSampler({ rig: kit.state, remote: kit.remote, path: resFile, intervalMs: 30_000, produced: () => producer.produced, judged: () => watcher.distinct });
   const engine = side === 'engine' ? clinkEngine() : null;
@@ -626,14 +767,22 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
   let prod: Produced;
   let drainMs: number | null;
   let checkpoints: number | undefined;
+  let cpu: StepResult['cpu'];
+  let split: EngineSplit | undefined;
+  const lagPoints: LagPoint[] = [];
+  const lagTimer = setInterval(() => lagPoints.push({ t: Date.now(), lag: producer.produced - watcher.distinct }), LIST_INTERVAL_MS);
   try {
     if (engine) {
-      await engine.deploy(kit.ctx(`${runId}-${rate}`, (l) => console.log(`  ${l}`)), { topic, partitions: o.partitions, bucket, prefix, checkpointIntervalMs: o.checkpointMs });
+      await engine.deploy(kit.ctx(tag, (l) => console.log(`  ${l}`)), { topic, partitions: o.partitions, bucket, prefix, checkpointIntervalMs: o.checkpointMs });
       await engine.start();
     } else sink = rawSink(kit, topic, o.partitions, bucket, prefix, o.checkpointMs);
     watcher.start();
     sampler.start();
+    // CPU over the producer's run: a sample just before it starts and one just after it stops.
+    const before = await sampler.sample();
     prod = await produceAtRate(producer, log, rate, o.durationMs, o.tickMs);
+    cpu = cpuBetween(before, await sampler.sample());
+    clearInterval(lagTimer);
     console.log(`  produced ${prod.produced} events in ${((prod.stoppedAt - prod.startedAt) / 1000).toFixed(1)} s = ${Math.round(prod.achieved)}/s (offered ${rate}/s)`);
     const finished = sink?.finish(prod.seq);
     finished?.catch(() => undefined); // awaited below; this only keeps an early failure from being unhandled
@@ -645,8 +794,12 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
       const h = await engine.health();
       checkpoints = h.completedCheckpoints;
       if (h.integrityStop) console.log(`  engine: integrity stop at ${h.integrityStop.at}: ${h.integrityStop.message}`);
+      const logsDir = path.join(workDir, `logs-${tag}`);
+      await engine.collectLogs(logsDir).catch((err) => console.log(`  engine logs: ${(err as Error).message}`));
+      split = readEngineSplit(logsDir);
     }
   } finally {
+    clearInterval(lagTimer);
     await sampler.stop().catch(() => undefined);
     await watcher.stop().catch((err) => console.log(`  watcher: ${(err as Error).message}`));
     await sink?.abort();
@@ -657,21 +810,23 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
   refuseUnlessExact(side, count, prod.produced);
   if (watcher.foreign || watcher.duplicates) throw new Error(`${side}: the watcher saw ${watcher.foreign} foreign and ${watcher.duplicates} duplicate lines: no result`);
   const lat = summarize(watcher.latencies.values());
-  const kept = keptUp({ offered: rate, achieved: prod.achieved, drainMs, p99Ms: lat.p99, checkpointMs: o.checkpointMs });
+  const lag = lagGrowth(lagPoints, prod.startedAt, prod.stoppedAt, o.checkpointMs, rate);
+  const kept = keptUp({ offered: rate, achieved: prod.achieved, drainMs, p99Ms: lat.p99, checkpointMs: o.checkpointMs, lag });
   const rigRss = peakRss(readResources(resFile));
   if (!o.keep) {
     await deletePrefix(kit.s3, bucket, prefix).catch((err) => console.log(`  cleanup: ${(err as Error).message}`));
     await deleteTopic(kit.bootstrap, topic).catch((err) => console.log(`  cleanup: ${(err as Error).message}`));
   }
-  const r: StepResult = { side, offered: rate, achieved: prod.achieved, produced: prod.produced, drainMs, lat, kept, checkpoints, objects: count.objects, controllerRss: controllerRssAfterGc(), rigRss };
+  const r: StepResult = { side, offered: rate, achieved: prod.achieved, produced: prod.produced, drainMs, lat, kept, ok: kept.ok, producerBound: kept.producerLimited, lag, checkpoints, objects: count.objects, controllerRss: controllerRssAfterGc(), rigRss, cpu, ...(split ? { split } : {}) };
   console.log(table([r]));
   console.log(`  ${side} at ${rate}/s: ${kept.ok ? 'KEPT UP' : `FAILED: ${kept.reasons.join('; ')}`}`);
+  console.log(`  lag: ${lag.slopePerS === null ? `not judged (${lag.troughs} troughs)` : `troughs' slope ${Math.round(lag.slopePerS)}/s over ${lag.troughs} troughs (growing above ${Math.round(lag.limitPerS)}/s)`}`);
   console.log(`  memory: controller RSS after GC ${(r.controllerRss / MiB).toFixed(0)} MiB; rig peak RSS ${describeRss(rigRss)}`);
   return r;
 }
 
 function table(rows: StepResult[]): string {
-  const head = ['side', 'offered/s', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'drain ms', 'ckpts', 'objects', 'ctl RSS MiB', 'verdict'];
+  const head = ['side', 'offered/s', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'drain ms', 'lag slope/s', 'ckpts', 'objects', 'ctl RSS MiB', 'verdict'];
   const ms = (v: number) => (Number.isFinite(v) ? String(Math.round(v)) : 'n/a');
   const body = rows.map((r) => [
     r.side,
@@ -680,25 +835,137 @@ function table(rows: StepResult[]): string {
     ms(r.lat.p50),
     ms(r.lat.p99),
     ms(r.lat.max),
-    r.drainMs === null ? 'never' : String(r.drainMs),
+    r.side === 'producer' ? '-' : r.drainMs === null ? 'never' : String(r.drainMs),
+    r.lag?.slopePerS == null ? '-' : String(Math.round(r.lag.slopePerS)),
     r.checkpoints === undefined ? '-' : String(r.checkpoints),
     String(r.objects),
     (r.controllerRss / MiB).toFixed(0),
-    r.kept.ok ? 'kept up' : r.kept.producerLimited ? 'producer-limited' : 'behind',
+    r.side === 'producer' ? (r.ok ? 'reached' : 'not reached') : r.kept.ok ? 'kept up' : r.kept.producerLimited ? 'producer-bound' : 'behind',
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   return [head, ...body].map((row) => '  ' + row.map((c, i) => (i === 0 || i === row.length - 1 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  ').trimEnd()).join('\n');
 }
 
-function summary(o: SustainedOptions, rows: StepResult[]): { eng: MaxSustained; base: MaxSustained; ratio: number | null; bound: RatioBound; p99AtMax: number | null } {
+/** Where the time went at a rung: CPU per process, and Clink's own split. */
+function whereTimeGoes(title: string, r: StepResult | null): string {
+  if (!r) return `\n${title}: no passing rung`;
+  const lines = [`\n${title}: ${r.side} at ${r.offered} events/s, CPU while the producer ran (${r.cpu.windowS.toFixed(0)} s):`, cpuTable(r.cpu)];
+  if (r.split) lines.push(`Clink's split at ${r.offered} events/s (each subtask's share of its reading time; the prefetcher's fetches overlap it):`, splitTable(r.split));
+  return lines.join('\n');
+}
+
+function ladderSummary(o: SustainedOptions & { rates: number[] }, rows: StepResult[]): { eng: MaxSustained; base: MaxSustained; ratio: number | null; bound: RatioBound; p99AtMax: number | null; engRow: StepResult | null; baseRow: StepResult | null } {
   const sideRows = (side: 'engine' | 'baseline') => rows.filter((r) => r.side === side);
   const rungs = (side: 'engine' | 'baseline') => sideRows(side).map((r) => ({ offered: r.offered, ok: r.kept.ok, producerLimited: r.kept.producerLimited }));
   const eng = maxSustained(rungs('engine'));
   const base = maxSustained(rungs('baseline'));
   const { ratio, bound } = ratioVsBaseline(eng, base);
-  console.log(`\nAll steps (ladder ${o.rates.join(', ')} events/s; checkpoint ${o.checkpointMs} ms; ${o.durationMs / 1000} s per step; kept up = achieved ≥ ${MIN_ACHIEVED_SHARE * 100} % of offered, drain and p99 ≤ ${o.checkpointMs + SLACK_MS} ms):`);
+  console.log(`\nAll steps (ladder ${o.rates.join(', ')} events/s; checkpoint ${o.checkpointMs} ms; ${o.durationMs / 1000} s per step; ${keptUpRule(o)}):`);
   console.log(rows.length ? table(rows) : '  (none)');
-  return { eng, base, ratio, bound, p99AtMax: eng.index >= 0 ? sideRows('engine')[eng.index]!.lat.p99 : null };
+  const engRow = eng.index >= 0 ? sideRows('engine')[eng.index]! : null;
+  const baseRow = base.index >= 0 ? sideRows('baseline')[base.index]! : null;
+  return { eng, base, ratio, bound, p99AtMax: engRow ? engRow.lat.p99 : null, engRow, baseRow };
+}
+
+function keptUpRule(o: SustainedOptions): string {
+  return `kept up = achieved ≥ ${MIN_ACHIEVED_SHARE * 100} % of offered, drain and p99 ≤ ${o.checkpointMs + SLACK_MS} ms, lag not growing (troughs' slope ≤ ${LAG_GROWTH_SHARE * 100} % of offered)`;
+}
+
+/** The fixed ladder (--rates): each side climbs it and stops at its first failing rung; the RESULT line as before. */
+async function runLadder(kit: RigKit, o: SustainedOptions & { rates: number[] }, runId: string, workDir: string, rows: StepResult[]): Promise<string[]> {
+  const climbing = { engine: true, baseline: true };
+  for (const rate of o.rates) {
+    if (!climbing.engine && !climbing.baseline) break;
+    for (const side of ['baseline', 'engine'] as const) {
+      if (!climbing[side]) continue;
+      const r = await step(kit, o, side, rate, runId, workDir);
+      rows.push(r);
+      if (!r.kept.ok) climbing[side] = false;
+    }
+  }
+  const { eng, base, ratio, bound, p99AtMax, engRow, baseRow } = ladderSummary(o, rows);
+  const describe = (name: string, m: MaxSustained) => `${name}: max sustained ${m.max} events/s${m.capped ? ' (capped: it passed every rung measured, or its first failure was producer-limited; its true max may be higher)' : ''}`;
+  return [
+    whereTimeGoes('Where the time goes at the baseline\'s top passing rung', baseRow),
+    whereTimeGoes("Where the time goes at Clink's top passing rung", engRow),
+    describe('engine', eng),
+    describe('baseline', base),
+    `ratio_vs_baseline = engine max / baseline max = ${ratio === null ? 'n/a (the baseline passed no rung)' : ratio.toFixed(3)}: ${bound}`,
+    resultLine(eng.max, p99AtMax, ratio),
+  ];
+}
+
+export interface ClimbSummary {
+  clink: Pick<Climb<StepResult>, 'max' | 'maxRung' | 'determined'>;
+  baseline: Pick<Climb<StepResult>, 'max' | 'determined'>;
+  producer: Pick<Climb<StepResult>, 'max' | 'determined'>;
+  resolution: number;
+  rungs: number;
+}
+
+/** ratio_at_baseline_max: Clink's maximum / the baseline's (null without both). */
+export function ratioAtBaselineMax(clinkMax: number | null, baselineMax: number | null): number | null {
+  return clinkMax !== null && baselineMax ? clinkMax / baselineMax : null;
+}
+
+/**
+ * The climb's RESULT line: the ladder's three fields first (Clink's maximum, its p99, the
+ * ratio, as bench/scale.ts reads them), then each side's maximum, the ratio at the
+ * baseline's maximum (the same figure as ratio_vs_baseline, named for what it is), whether
+ * each maximum and both together are determined, the resolution and the rungs run.
+ */
+export function climbResultLine(c: ClimbSummary): string {
+  const n = (v: number | null) => (v === null ? 'n/a' : String(v));
+  const ratio = ratioAtBaselineMax(c.clink.max, c.baseline.max);
+  const yes = (b: boolean) => (b ? 'yes' : 'no');
+  const old = resultLine(c.clink.max ?? 0, c.clink.maxRung ? c.clink.maxRung.lat.p99 : null, ratio);
+  return `${old} clink_max_events_per_s=${n(c.clink.max)} baseline_max_events_per_s=${n(c.baseline.max)} producer_max_events_per_s=${n(c.producer.max)} ratio_at_baseline_max=${ratio === null ? 'n/a' : ratio.toFixed(3)} determined=${yes(c.clink.determined && c.baseline.determined)} clink_determined=${yes(c.clink.determined)} baseline_determined=${yes(c.baseline.determined)} producer_determined=${yes(c.producer.determined)} resolution=${c.resolution} rungs=${c.rungs}`;
+}
+
+/** One rung of each kind (on the rig: producerStep and step; fakes in unit tests). */
+export interface RungRunners {
+  producer(rate: number): Promise<StepResult>;
+  baseline(rate: number): Promise<StepResult>;
+  engine(rate: number): Promise<StepResult>;
+}
+
+/**
+ * The climb: the producer's own ceiling first, then the baseline and Clink, each up to it;
+ * every rung appended to `rows` as it ends. Returns the closing lines: where the time goes
+ * at each top passing rung, what each climb showed, the ratio and the RESULT line.
+ */
+export async function runClimb(o: SustainedOptions, run: RungRunners, rows: StepResult[]): Promise<string[]> {
+  const opts = o.climb;
+  const record = async (r: Promise<StepResult>): Promise<StepResult> => {
+    const x = await r;
+    rows.push(x);
+    return x;
+  };
+  console.log(`\n=== the producer's own ceiling: produce only, no engine (${describeProducers(o)})`);
+  const producer = await climb((rate) => record(run.producer(rate)), opts);
+  console.log(describeClimb('producer', producer, opts, 'not reached'));
+  const ceiling = producer.max ?? undefined;
+  console.log(`\n=== the raw consume -> put baseline${ceiling !== undefined ? `, up to the producer's ${ceiling} events/s` : ''}`);
+  const baseline = await climb((rate) => record(run.baseline(rate)), { ...opts, ...(ceiling !== undefined ? { ceiling } : {}) });
+  console.log(describeClimb('baseline', baseline, opts));
+  console.log(`\n=== Clink${ceiling !== undefined ? `, up to the producer's ${ceiling} events/s` : ''}`);
+  const clink = await climb((rate) => record(run.engine(rate)), { ...opts, ...(ceiling !== undefined ? { ceiling } : {}) });
+  console.log(describeClimb('clink', clink, opts));
+
+  console.log(`\nAll rungs (climb from ${opts.start} events/s, resolution ${opts.resolution * 100} %, ${opts.confirmations} confirmation${opts.confirmations === 1 ? '' : 's'}, at most ${opts.maxRungs} rungs a side; checkpoint ${o.checkpointMs} ms; ${o.durationMs / 1000} s per rung, ${o.producerDurationMs / 1000} s produce only; ${keptUpRule(o)}; producer-bound = achieved < ${MIN_ACHIEVED_SHARE * 100} %):`);
+  console.log(table(rows));
+  const ratio = ratioAtBaselineMax(clink.max, baseline.max);
+  return [
+    whereTimeGoes("Where the time goes at the producer's top passing rung", producer.maxRung),
+    whereTimeGoes("Where the time goes at the baseline's top passing rung", baseline.maxRung),
+    whereTimeGoes("Where the time goes at Clink's top passing rung", clink.maxRung),
+    '',
+    describeClimb('producer', producer, opts, 'not reached'),
+    describeClimb('baseline', baseline, opts),
+    describeClimb('clink', clink, opts),
+    `ratio_vs_baseline = engine max / baseline max = ${ratio === null ? 'n/a' : ratio.toFixed(3)}: ${clink.determined && baseline.determined ? `at ${opts.resolution * 100} % resolution` : 'undetermined'}`,
+    climbResultLine({ clink, baseline, producer, resolution: opts.resolution, rungs: rows.length }),
+  ];
 }
 
 export async function main(args: string[]): Promise<void> {
@@ -710,38 +977,35 @@ export async function main(args: string[]): Promise<void> {
   const runId = String(Date.now());
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'bench-sustained-'));
   const rows: StepResult[] = [];
-  const climbing = { engine: true, baseline: true };
   let idle: { what: string; rssBytes: number }[] = [];
+  let last: string[];
   try {
     // The rig at rest (Kafka and MinIO up, no engine, no load): the base the steps' peaks are compared with.
     const idleFile = path.join(workDir, 'resources-idle.jsonl');
     await new ResourceSampler({ rig: kit.state, remote: kit.remote, path: idleFile, intervalMs: 30_000, produced: () => 0, judged: () => 0 }).sample();
     idle = peakRss(readResources(idleFile));
     console.log(`rig idle RSS (no engine, no load): ${describeRss(idle)}`);
-    for (const rate of o.rates) {
-      if (!climbing.engine && !climbing.baseline) break;
-      for (const side of ['baseline', 'engine'] as const) {
-        if (!climbing[side]) continue;
-        const r = await step(kit, o, side, rate, runId, workDir);
-        rows.push(r);
-        if (!r.kept.ok) climbing[side] = false;
-      }
-    }
+    last = o.rates
+      ? await runLadder(kit, { ...o, rates: o.rates }, runId, workDir, rows)
+      : await runClimb(
+          o,
+          {
+            producer: (rate) => producerStep(kit, o, rate, runId, workDir),
+            baseline: (rate) => step(kit, o, 'baseline', rate, runId, workDir),
+            engine: (rate) => step(kit, o, 'engine', rate, runId, workDir),
+          },
+          rows,
+        );
   } catch (err) {
-    summary(o, rows);
+    console.log(`\nSteps so far:\n${rows.length ? table(rows) : '  (none)'}`);
     console.log('no RESULT: a step was refused or could not run (below)');
     throw err;
   } finally {
     await kit.close();
     rmSync(workDir, { recursive: true, force: true });
   }
-  const { eng, base, ratio, bound, p99AtMax } = summary(o, rows);
-  console.log(memorySummary(idle, rows));
-  const describe = (name: string, m: MaxSustained) => `${name}: max sustained ${m.max} events/s${m.capped ? ' (capped: it passed every rung measured, or its first failure was producer-limited; its true max may be higher)' : ''}`;
-  console.log(describe('engine', eng));
-  console.log(describe('baseline', base));
-  console.log(`ratio_vs_baseline = engine max / baseline max = ${ratio === null ? 'n/a (the baseline passed no rung)' : ratio.toFixed(3)}: ${bound}`);
-  console.log(resultLine(eng.max, p99AtMax, ratio));
+  console.log(memorySummary(idle, rows.filter((r) => r.side !== 'producer')));
+  for (const l of last) console.log(l);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

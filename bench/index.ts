@@ -28,7 +28,7 @@ const RIG_USE: Record<RigUse, string> = {
 const BENCHES: Record<string, { file: string; summary: string; rig: RigUse }> = {
   oracle: { file: 'oracle.ts', summary: 'Recount throughput vs a raw GET of the same objects, and the oracle memory per event', rig: 'rig-store' },
   engine: { file: 'engine.ts', summary: 'Exactly-once throughput on the local rig vs raw produce -> consume -> put, same run', rig: 'rig' },
-  'engine-sustained': { file: 'engine-sustained.ts', summary: 'Max sustained rate and p50/p99 latency over a rate ladder on the local rig vs raw consume -> put, same run', rig: 'rig' },
+  'engine-sustained': { file: 'engine-sustained.ts', summary: "Max sustained rate of Clink and of raw consume -> put, each climbed to its limit under the producer's own ceiling (or over --rates), p50/p99 latency, where the time goes; same run", rig: 'rig' },
   scale: { file: 'scale.ts', summary: 'The scale curve: engine-sustained and oracle at 4, 16 and 64 partitions, growth against the first, same run', rig: 'rig' },
   'input-probes': { file: 'input-probes.ts', summary: "Issue 29's input probes through the CLI: wall time (median) vs clink-qual --version, max RSS, against 5 s / 300 MB", rig: 'no-rig' },
 };

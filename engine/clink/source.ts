@@ -9,10 +9,13 @@
  *
  * A prefetch loop keeps a small queue of records ahead of the subtask; fetch errors
  * (a broker restart, a leader move) are retried with a refreshed metadata view, forever,
- * until the source is closed.
+ * until the source is closed. It counts its fetches, their wall time and the time it waited
+ * with a full queue (fetchTiming, for the subtask's timing line; subtask-timing.ts).
  */
 import { Consumer } from '@platformatic/kafka';
 import { retry } from '../../lib/retry.ts';
+import { monotonicMs } from './mono.ts';
+import type { FetchTiming } from './subtask-timing.ts';
 
 export interface SourceRecord {
   offset: number;
@@ -47,6 +50,7 @@ export class PartitionSource {
   #loop: Promise<void> | null = null;
   /** Number of fetch errors seen (for diagnostics). */
   fetchErrors = 0;
+  readonly #timing: FetchTiming = { fetches: 0, fetchMs: 0, queueFullMs: 0 };
   /** The offset reading started at, once start() resolved it. */
   resolvedStart = -1;
 
@@ -88,6 +92,11 @@ export class PartitionSource {
       w();
     }
     return r;
+  }
+
+  /** Fetch requests answered, their wall time, and the time the prefetcher waited with a full queue. */
+  fetchTiming(): FetchTiming {
+    return { ...this.#timing };
   }
 
   /** A promise that resolves when a record is buffered (or the source closes). */
@@ -150,7 +159,9 @@ export class PartitionSource {
     const maxQueued = this.opts.maxQueued ?? 20_000;
     while (!this.#closed) {
       if (this.#queue.length - this.#head >= maxQueued) {
+        const t0 = monotonicMs();
         await new Promise<void>((r) => (this.#roomWake = r));
+        this.#timing.queueFullMs += monotonicMs() - t0;
         continue;
       }
       try {
@@ -159,6 +170,7 @@ export class PartitionSource {
         const pm = t?.partitions[partition];
         if (!t || !pm) throw new Error(`no metadata for ${topic}/${partition}`);
         const fetchOffset = this.#nextFetch;
+        const t0 = monotonicMs();
         const res = await this.#consumer.fetch({
           node: pm.leader,
           maxWaitTime: this.opts.maxWaitMs ?? 200,
@@ -171,6 +183,8 @@ export class PartitionSource {
             },
           ],
         });
+        this.#timing.fetches++;
+        this.#timing.fetchMs += monotonicMs() - t0;
         if (this.#closed) return;
         let added = 0;
         for (const tr of res.responses) {

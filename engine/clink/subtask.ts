@@ -14,6 +14,8 @@
  * ends and reports it to the coordinator as an integrity error, which stops the job.
  * Before reading, a restored subtask calls sink.recover(restoredHandles, E), retried until
  * it succeeds (the store may be down).
+ * After each commit it logs where its time went since it started reading (subtask-timing.ts:
+ * idle, prepare, commit, the source's fetches); the counters change nothing it does.
  */
 import type { Sink, SinkFactory, UploadHandle } from './sink/sink-api.ts';
 import type { TaskSpec, WorkerMessage } from './protocol.ts';
@@ -21,6 +23,7 @@ import { retry } from '../../lib/retry.ts';
 import { monotonicMs } from './mono.ts';
 import { PartitionSource, type PartitionSourceOptions, type SourceRecord } from './source.ts';
 import { seamsFor, type ClinkMutant, type ProtocolSeams } from './mutants/index.ts';
+import { SubtaskTiming, type FetchTiming } from './subtask-timing.ts';
 
 /** What a subtask needs from its source (PartitionSource; a fake in unit tests). */
 export interface SourceLike {
@@ -29,6 +32,8 @@ export interface SourceLike {
   next(): SourceRecord | null;
   whenReadable(): Promise<void>;
   close(): Promise<void>;
+  /** Its fetch counters, when it keeps them (PartitionSource does). */
+  fetchTiming?(): FetchTiming;
 }
 
 export interface SubtaskEnv {
@@ -69,6 +74,8 @@ export class Subtask {
   #lastAutonomous = monotonicMs();
   #flushOnOwn = false;
   records = 0;
+  /** Where the time went since reading started (logged after each commit). */
+  #timing: SubtaskTiming | null = null;
   /** The protocol steps the job's mutant overrides (none for the correct subtask). */
   readonly #seams: ProtocolSeams;
 
@@ -168,6 +175,8 @@ export class Subtask {
     this.#nextOffset = source.resolvedStart;
     this.env.log(`clink worker: subtask ${spec.subtask} epoch ${epoch} reading partition ${spec.partition} from offset ${source.resolvedStart} (restored ${spec.restoredHandles.length} handles)`);
     this.env.send({ type: 'ready', epoch, subtask: spec.subtask });
+    const timing = new SubtaskTiming();
+    this.#timing = timing;
 
     while (!this.#cancelled) {
       const op = this.#ops.shift();
@@ -189,7 +198,7 @@ export class Subtask {
       }
       this.records += n;
       if (n === 0) {
-        await Promise.race([source.whenReadable(), new Promise<void>((res) => (this.#wake = res)), sleep(this.autonomous ? 500 : 2000)]);
+        await timing.idle(Promise.race([source.whenReadable(), new Promise<void>((res) => (this.#wake = res)), sleep(this.autonomous ? 500 : 2000)]));
       } else if (n >= 2000) {
         await new Promise((res) => setImmediate(res));
       }
@@ -200,16 +209,18 @@ export class Subtask {
     const epoch = this.epoch;
     if (op.kind === 'barrier') {
       const offset = this.#nextOffset;
-      const handles = await sink.prepare(op.checkpointId, epoch);
+      const handles = this.#timing ? await this.#timing.timed('prepare', () => sink.prepare(op.checkpointId, epoch)) : await sink.prepare(op.checkpointId, epoch);
       this.#pending.push(...handles);
       if (this.#cancelled) return;
       this.env.send({ type: 'snapshot', checkpointId: op.checkpointId, epoch, subtask: this.subtask, offset, handles: [...this.#pending] });
       return;
     }
     try {
-      await sink.commit(op.checkpointId, epoch, op.handles);
+      if (this.#timing) await this.#timing.timed('commit', () => sink.commit(op.checkpointId, epoch, op.handles));
+      else await sink.commit(op.checkpointId, epoch, op.handles);
       const done = new Set(op.handles.map((h) => `${h.key}\n${h.uploadId}`));
       this.#pending = this.#pending.filter((h) => !done.has(`${h.key}\n${h.uploadId}`));
+      if (this.#timing) this.env.log(this.#timing.line(this.subtask, epoch, this.records, this.#source?.fetchTiming?.() ?? {}));
     } catch (err) {
       if (this.#cancelled) return;
       // An integrity error is never retried nor skipped: it ends the subtask (start() reports it).

@@ -70,13 +70,17 @@ export class LineProducer {
   readonly topic: string;
   readonly partitions: number;
   readonly seq: number[];
+  /** The partitions this producer writes (all by default; a share of them when several producers split a topic). */
+  readonly owned: readonly number[];
   #producer: Producer<string, string, string, string>;
   pad: string;
 
-  constructor(bootstrap: string[], topic: string, partitions: number, padBytes = 60) {
+  constructor(bootstrap: string[], topic: string, partitions: number, padBytes = 60, owned?: readonly number[]) {
     this.topic = topic;
     this.partitions = partitions;
     this.seq = new Array(partitions).fill(0);
+    this.owned = owned ?? Array.from({ length: partitions }, (_, p) => p);
+    if (!this.owned.length || this.owned.some((p) => !Number.isInteger(p) || p < 0 || p >= partitions)) throw new Error(`LineProducer: owned partitions ${JSON.stringify(owned)} not within 0..${partitions - 1}`);
     this.pad = 'x'.repeat(padBytes);
     this.#producer = new Producer({ clientId: 'clink-testkit-producer', bootstrapBrokers: bootstrap, serializers: stringSerializers, idempotent: true, acks: -1, retries: 20, retryDelay: 500 });
   }
@@ -85,13 +89,13 @@ export class LineProducer {
     return this.seq.reduce((a, b) => a + b, 0);
   }
 
-  /** Sends `count` events (in batches), round-robin over the partitions. */
+  /** Sends `count` events (in batches), round-robin over its partitions. */
   async produce(count: number, batch = 1000): Promise<void> {
     for (let i = 0; i < count; i += batch) {
       const n = Math.min(batch, count - i);
       const messages = [];
       for (let j = 0; j < n; j++) {
-        const p = (this.produced + j) % this.partitions;
+        const p = this.owned[(this.produced + j) % this.owned.length]!;
         messages.push({ topic: this.topic, partition: p, value: '' });
       }
       for (const m of messages) m.value = JSON.stringify({ p: m.partition, seq: this.seq[m.partition]!++, pad: this.pad });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import t from 'tap';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import {
-  DEFAULT_RATES,
+  CLIMB_DEFAULTS,
   SendLog,
   Watcher,
   awaitDrain,
@@ -24,6 +24,11 @@ import {
   produceAtRate,
   ratioVsBaseline,
   resultLine,
+  climbResultLine,
+  ratioAtBaselineMax,
+  parseOptions as parseSustained,
+  runClimb,
+  type StepResult,
   splitBatches,
   summarize,
   totalRss,
@@ -33,10 +38,24 @@ import type { ResourceSample } from '../../../lib/evidence.ts';
 import { repoRoot } from '../../../lib/paths.ts';
 
 t.test('options: defaults, overrides, help, and unusable values refused', async (t) => {
-  t.same(parseOptions([]), { rates: DEFAULT_RATES, partitions: 4, checkpointMs: 8000, durationMs: 88_000, tickMs: 50, keep: false }, 'duration defaults to 11 checkpoints');
-  t.same(DEFAULT_RATES, [2000, 5000, 10_400, 15_000, 20_000]);
+  const climb = { start: 40_000, resolution: 0.05, maxRungs: 12, confirmations: 1, step: 1000 };
+  t.same(CLIMB_DEFAULTS, climb);
+  t.same(parseOptions([]), { rates: null, climb, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, tickMs: 50, keep: false }, 'no --rates: the climb; duration defaults to 11 checkpoints');
   const o = parseOptions(['--rates', '100,250.5,1000', '--partitions=8', '--checkpoint-ms', '5000', '--keep']);
-  t.same(o, { rates: [100, 250.5, 1000], partitions: 8, checkpointMs: 5000, durationMs: 55_000, tickMs: 50, keep: true }, 'the default duration follows --checkpoint-ms');
+  t.same(o, { rates: [100, 250.5, 1000], climb, partitions: 8, checkpointMs: 5000, durationMs: 55_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, tickMs: 50, keep: true }, 'the default duration follows --checkpoint-ms');
+  t.same(
+    parseOptions(['--start', '80000', '--resolution', '0.1', '--max-rungs', '6', '--confirmations', '0', '--step', '500', '--producer-duration-s', '1m', '--producers', '4', '--producer-threads']),
+    { rates: null, climb: { start: 80_000, resolution: 0.1, maxRungs: 6, confirmations: 0, step: 500 }, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 60_000, producers: 4, producerThreads: true, tickMs: 50, keep: false },
+    "the climb's options",
+  );
+  t.throws(() => parseOptions(['--resolution', '1']), /--resolution: 1 is not below 1/);
+  t.throws(() => parseOptions(['--resolution', '0']), /--resolution: "0" is not a number ≥ 0.001/);
+  t.throws(() => parseOptions(['--start', '500']), /--start: "500" is not an integer ≥ 1000/, 'the start is at least one step');
+  t.throws(() => parseOptions(['--max-rungs', '0']), /--max-rungs/);
+  t.throws(() => parseOptions(['--confirmations', '-1']), /--confirmations/);
+  t.throws(() => parseOptions(['--producers', '5']), /--producers: 5 producers for 4 partitions/);
+  t.throws(() => parseOptions(['--producers', '0']), /--producers/);
+  t.throws(() => parseOptions(['--producer-duration-s', 'soon']), /producer-duration-s/);
   t.equal((parseOptions(['--duration-s', '30']) as { durationMs: number }).durationMs, 30_000, '--duration-s overrides');
   t.equal(parseOptions(['--help']), 'help');
   t.equal(parseOptions(['-h', '--rates', '1']), 'help');
@@ -151,6 +170,11 @@ t.test('kept up: produce share, drain and p99, each against checkpoint + 2 s', a
   t.equal(none.ok, false, 'no latency measured is not a pass');
   t.equal(keptUp({ ...base, achieved: NaN }).producerLimited, true);
   t.equal(keptUp({ ...base, achieved: 5000, drainMs: null, p99Ms: 20_000 }).reasons.length, 3, 'every reason named');
+  const growing = keptUp({ ...base, lag: { slopePerS: 612.4, troughs: 7, limitPerS: 500, growing: true } });
+  t.same([growing.ok, growing.producerLimited], [false, false], 'a growing lag fails the rung (the producer did reach the rate)');
+  t.match(growing.reasons.join(), /lag growing: its troughs' slope 612\/s after the first quarter > 500\/s \(5 % of offered\)/);
+  t.equal(keptUp({ ...base, lag: { slopePerS: 400, troughs: 7, limitPerS: 500, growing: false } }).ok, true, 'a flat lag passes');
+  t.equal(keptUp({ ...base, lag: { slopePerS: null, troughs: 2, limitPerS: 500, growing: false } }).ok, true, 'a lag not judged is not a reason');
 });
 
 t.test('max sustained rate: the last rung passed before the first failure', async (t) => {
@@ -180,6 +204,26 @@ t.test('RESULT line: the exact format', async (t) => {
   t.match(resultLine(2000, 8000, 1), /^RESULT engine_sustained max_events_per_s=\d+ p99_ms_at_max=\d+ ratio_vs_baseline=\d+\.\d{3}$/);
 });
 
+t.test("the climb's RESULT line: the ladder's fields first, then each side's maximum, the ratio and what is determined", async (t) => {
+  const rung = (p99: number) => ({ lat: { n: 1, p50: 1, p99, max: 1 } }) as never;
+  const line = climbResultLine({
+    clink: { max: 180_000, maxRung: rung(9321.4), determined: true },
+    baseline: { max: 200_000, determined: true },
+    producer: { max: 250_000, determined: false },
+    resolution: 0.05,
+    rungs: 27,
+  });
+  t.equal(line, 'RESULT engine_sustained max_events_per_s=180000 p99_ms_at_max=9321 ratio_vs_baseline=0.900 clink_max_events_per_s=180000 baseline_max_events_per_s=200000 producer_max_events_per_s=250000 ratio_at_baseline_max=0.900 determined=yes clink_determined=yes baseline_determined=yes producer_determined=no resolution=0.05 rungs=27');
+  const undetermined = climbResultLine({ clink: { max: 160_000, maxRung: rung(9000), determined: false }, baseline: { max: 200_000, determined: true }, producer: { max: 160_000, determined: true }, resolution: 0.05, rungs: 20 });
+  t.match(undetermined, / determined=no clink_determined=no baseline_determined=yes /, 'one side not determined: the pair is not');
+  const none = climbResultLine({ clink: { max: null, maxRung: null, determined: false }, baseline: { max: null, determined: false }, producer: { max: null, determined: false }, resolution: 0.05, rungs: 3 });
+  t.match(none, /^RESULT engine_sustained max_events_per_s=0 p99_ms_at_max=n\/a ratio_vs_baseline=n\/a clink_max_events_per_s=n\/a baseline_max_events_per_s=n\/a producer_max_events_per_s=n\/a ratio_at_baseline_max=n\/a determined=no /);
+  t.equal(ratioAtBaselineMax(90, 100), 0.9);
+  t.equal(ratioAtBaselineMax(90, null), null);
+  t.equal(ratioAtBaselineMax(null, 100), null);
+  t.equal(ratioAtBaselineMax(90, 0), null, 'no baseline maximum: no ratio');
+});
+
 t.test('rig peak RSS per host/service over the samples', async (t) => {
   const proc = (host: string, service: string, rssBytes: number) => ({ host, role: 'x', service, pid: 1, rssBytes, cpuS: 0 });
   const sample = (processes: ReturnType<typeof proc>[]) => ({ processes }) as unknown as ResourceSample;
@@ -198,8 +242,9 @@ t.test('through the CLI: --help prints the options, a bad ladder exits 254; both
   const file = path.join(repoRoot, 'bench', 'engine-sustained.ts');
   const help = spawnSync(process.execPath, [file, '--help'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
   t.equal(help.status, 0);
-  for (const o of ['--rates', '--partitions', '--checkpoint-ms', '--duration-s', '--tick-ms', '--keep']) t.match(help.stdout, o);
-  t.notMatch(help.stdout, /RESULT/);
+  for (const o of ['--rates', '--start', '--resolution', '--max-rungs', '--confirmations', '--step', '--producer-duration-s', '--producers', '--producer-threads', '--partitions', '--checkpoint-ms', '--duration-s', '--tick-ms', '--keep']) t.match(help.stdout, o);
+  for (const f of ['clink_max_events_per_s', 'baseline_max_events_per_s', 'producer_max_events_per_s', 'ratio_at_baseline_max', 'determined=yes|no', 'producer-bound']) t.match(help.stdout, f, `--help says what ${f} is`);
+  t.notMatch(help.stdout, /^RESULT /m, 'no RESULT line (the usage only says what it holds)');
   const bad = spawnSync(process.execPath, [file, '--rates', '5000,2000'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
   t.equal(bad.status, 254);
   t.match(bad.stderr, /--rates: not ascending/);
@@ -355,4 +400,79 @@ t.test('memory summary: the rig idle, the heaviest step loaded against it, the c
     'memory: controller RSS after GC per step b10400 400, e10400 420 MiB',
   ]);
   t.strictSame(memorySummary([], []).split('\n'), ['memory: rig idle not sampled'], 'nothing measured: says so');
+});
+
+/** A rung's result as the rig would give it: kept up at or below `limit`, producer-bound above `producerMax`. */
+function fakeStep(side: StepResult['side'], rate: number, limit: number, producerMax = Infinity): StepResult {
+  const producerBound = side !== 'producer' && rate > producerMax;
+  const ok = side === 'producer' ? rate <= limit : !producerBound && rate <= limit;
+  const reasons = ok ? [] : producerBound ? ['producer-limited'] : ['p99 12000 ms > 10000 ms'];
+  return {
+    side,
+    offered: rate,
+    achieved: producerBound ? 0.9 * rate : rate,
+    produced: rate * 88,
+    drainMs: side === 'producer' ? null : 500,
+    lat: side === 'producer' ? { n: 0, p50: NaN, p99: NaN, max: NaN } : { n: 10, p50: 4000, p99: ok ? 9000 + rate / 1000 : 12_000, max: 12_000 },
+    kept: { ok, producerLimited: producerBound, reasons },
+    ok,
+    producerBound,
+    lag: null,
+    objects: 44,
+    controllerRss: 500 * 1048576,
+    rigRss: [],
+    cpu: { windowS: 88, rows: [{ what: 'worker-1/clink-worker', cpuS: 80, pct: 91 }, { what: 'controller (producer + watcher)', cpuS: 40, pct: 45 }] },
+    ...(side === 'engine' ? { split: { subtasks: [], barriersMs: [1200, 1500] } } : {}),
+  };
+}
+
+t.test('the climb end to end with fake rungs: producer first, the sides under its ceiling, the tables at each top rung, the RESULT line', async (t) => {
+  const o = parseSustained(['--start', '40000']);
+  if (o === 'help') throw new Error('unexpected');
+  const offered: Record<string, number[]> = { producer: [], baseline: [], engine: [] };
+  const rows: StepResult[] = [];
+  const lines = await runClimb(
+    o,
+    {
+      producer: async (rate) => (offered.producer!.push(rate), fakeStep('producer', rate, 250_000)),
+      baseline: async (rate) => (offered.baseline!.push(rate), fakeStep('baseline', rate, 200_000, 250_000)),
+      engine: async (rate) => (offered.engine!.push(rate), fakeStep('engine', rate, 183_500, 250_000)),
+    },
+    rows,
+  );
+  t.same(rows.map((r) => r.side), [...offered.producer!.map(() => 'producer'), ...offered.baseline!.map(() => 'baseline'), ...offered.engine!.map(() => 'engine')], 'producer, then baseline, then Clink, every rung recorded');
+  const producerMax = Math.max(...rows.filter((r) => r.side === 'producer' && r.ok).map((r) => r.offered));
+  t.ok(producerMax <= 250_000 && producerMax >= 250_000 / 1.05, `the producer's ceiling ${producerMax}`);
+  t.ok([...offered.baseline!, ...offered.engine!].every((r) => r <= producerMax), 'no side offered more than the producer reached');
+  const result = lines.at(-1)!;
+  const f = Object.fromEntries(result.split(' ').slice(2).map((kv) => kv.split('=') as [string, string]));
+  t.equal(f.determined, 'yes');
+  t.ok(Number(f.clink_max_events_per_s) <= 183_500 && Number(f.clink_max_events_per_s) >= 183_500 / 1.05, `Clink's max ${f.clink_max_events_per_s}`);
+  t.ok(Number(f.baseline_max_events_per_s) <= 200_000 && Number(f.baseline_max_events_per_s) >= 200_000 / 1.05);
+  t.equal(f.producer_max_events_per_s, String(producerMax));
+  t.equal(f.ratio_at_baseline_max, (Number(f.clink_max_events_per_s) / Number(f.baseline_max_events_per_s)).toFixed(3));
+  t.equal(f.ratio_vs_baseline, f.ratio_at_baseline_max);
+  t.equal(f.max_events_per_s, f.clink_max_events_per_s);
+  t.equal(f.p99_ms_at_max, String(9000 + Number(f.clink_max_events_per_s) / 1000), "p99 of Clink's rung at its maximum");
+  t.equal(f.rungs, String(rows.length));
+  const text = lines.join('\n');
+  t.match(text, new RegExp(`Where the time goes at Clink's top passing rung: engine at ${f.clink_max_events_per_s} events/s, CPU while the producer ran \\(88 s\\):\\n.*process.*\\n.*worker-1/clink-worker\\s+80\\.0\\s+91`));
+  t.match(text, /Clink's split at \d+ events\/s[\s\S]*checkpoint barrier → completed record: 2 checkpoints, median 1200 ms, max 1500 ms/);
+  t.match(text, /Where the time goes at the baseline's top passing rung: baseline at \d+ events\/s/);
+  t.match(text, /Where the time goes at the producer's top passing rung: producer at \d+ events\/s/);
+  t.match(text, /clink: max \d+ events\/s \(passed 2×\); the lowest rate not passed \d+ events\/s \(fell behind\)/);
+  t.match(text, /producer: max \d+ events\/s \(passed 2×\); the lowest rate not passed \d+ events\/s \(not reached\)/);
+
+  // Clink above the producer's ceiling: not determined, and the RESULT line says so.
+  const capped = await runClimb(
+    o,
+    {
+      producer: async (rate) => fakeStep('producer', rate, 150_000),
+      baseline: async (rate) => fakeStep('baseline', rate, 120_000, 150_000),
+      engine: async (rate) => fakeStep('engine', rate, 400_000, 150_000),
+    },
+    [],
+  );
+  t.match(capped.at(-1), / determined=no clink_determined=no baseline_determined=yes /);
+  t.match(capped.join('\n'), /clink: max \d+ events\/s .*NOT determined: reached the producer's ceiling/);
 });

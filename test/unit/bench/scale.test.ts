@@ -46,6 +46,12 @@ t.test('RESULT lines read; a missing one gives n/a', async (t) => {
   t.equal(rowOf(4, engOut('0', 'n/a', 'n/a', 'undetermined'), []).engineP99Ms, null, 'n/a is null');
 });
 
+t.test("engine-sustained's climb RESULT line (the ladder's fields first, more after) reads as the ladder's", async (t) => {
+  const climbLine = 'RESULT engine_sustained max_events_per_s=180000 p99_ms_at_max=9321 ratio_vs_baseline=0.900 clink_max_events_per_s=180000 baseline_max_events_per_s=200000 producer_max_events_per_s=250000 ratio_at_baseline_max=0.900 determined=yes clink_determined=yes baseline_determined=yes producer_determined=no resolution=0.05 rungs=27';
+  const row = rowOf(4, ['ratio_vs_baseline = engine max / baseline max = 0.900: at 5 % resolution', climbLine], oraOut('1000', '0.9', '1'));
+  t.same([row.engineMax, row.engineP99Ms, row.engineRatio, row.engineBound], [180_000, 9321, 0.9, 'at 5 % resolution']);
+});
+
 t.test('growth against the first row, and the RESULT line', async (t) => {
   const rows = [
     rowOf(4, engOut('30000', '9000', '1.000', 'undetermined'), oraOut('400000', '0.900', '0.190')),

@@ -1,7 +1,8 @@
 /**
  * A subtask's protocol with an in-process fake source and fake sink (pure logic, no
  * Kafka, no store): restore before reading, barrier snapshots, commits only on complete,
- * handles of an abandoned barrier carried into the next snapshot, the off-by-one mutant.
+ * handles of an abandoned barrier carried into the next snapshot, the off-by-one mutant,
+ * the timing line after each commit.
  */
 import t from 'tap';
 import { Subtask } from '../../../../engine/clink/subtask.ts';
@@ -10,6 +11,7 @@ import type { WorkerMessage, TaskSpec } from '../../../../engine/clink/protocol.
 import type { Sink, SinkContext, UploadHandle } from '../../../../engine/clink/sink/sink-api.ts';
 import type { SourceRecord } from '../../../../engine/clink/source.ts';
 import type { ClinkMutant } from '../../../../engine/clink/mutants/index.ts';
+import { parseTimingLine } from '../../../../engine/clink/subtask-timing.ts';
 
 class FakeSource implements SourceLike {
   resolvedStart = -1;
@@ -87,7 +89,7 @@ function fakeSink(events: SinkEvent[]): Sink {
   };
 }
 
-function setup(spec: Partial<TaskSpec> = {}, mutant?: ClinkMutant) {
+function setup(spec: Partial<TaskSpec> = {}, mutant?: ClinkMutant, logs: string[] = []) {
   const sent: WorkerMessage[] = [];
   const events: SinkEvent[] = [];
   let source!: FakeSource;
@@ -100,7 +102,7 @@ function setup(spec: Partial<TaskSpec> = {}, mutant?: ClinkMutant) {
     mutant,
     checkpointIntervalMs: 1000,
     send: (m) => sent.push(m),
-    log: () => undefined,
+    log: (l) => logs.push(l),
     makeSource: (o) => (source = new FakeSource(o.startOffset)),
   });
   return { st, sent, events, source: () => source };
@@ -184,4 +186,28 @@ t.test('MUTANT offsets-off-by-one starts one record early on restore (not on a f
   await until(() => b.sent.some((m) => m.type === 'ready'));
   t.equal(b.source().resolvedStart, 0);
   await b.st.cancel();
+});
+
+t.test("after each commit, one timing line: records, idle, prepare and commit since reading started, and the source's fetch counters", async (t) => {
+  const logs: string[] = [];
+  const { st, sent, events, source } = setup({}, undefined, logs);
+  st.start();
+  await until(() => sent.some((m) => m.type === 'ready'));
+  const src = source() as FakeSource & { fetchTiming?: () => { fetches: number; fetchMs: number; queueFullMs: number } };
+  src.fetchTiming = () => ({ fetches: 7, fetchMs: 123.4, queueFullMs: 5 });
+  source().push(10);
+  await new Promise((r) => setTimeout(r, 80)); // idle: nothing buffered after the 10 records
+  st.barrier(1);
+  await until(() => sent.some((m) => m.type === 'snapshot'));
+  t.notOk(logs.some((l) => parseTimingLine(l)), 'no timing line before a commit');
+  const snap = sent.find((m) => m.type === 'snapshot') as Extract<WorkerMessage, { type: 'snapshot' }>;
+  st.complete(1, snap.handles);
+  await until(() => events.some((e) => e.op === 'commit') && logs.some((l) => parseTimingLine(l)));
+  const lines = logs.filter((l) => parseTimingLine(l));
+  t.equal(lines.length, 1);
+  const f = parseTimingLine(lines[0]!)!;
+  t.match(lines[0], /^clink worker: subtask 0 epoch 3 timing: readingMs=\d+ records=10 idleMs=\d+ prepares=1 prepareMs=\d+ commits=1 commitMs=\d+ fetches=7 fetchMs=123 queueFullMs=5$/);
+  t.ok(f.idleMs >= 50, `idle while nothing was buffered (${f.idleMs} ms)`);
+  t.ok(f.readingMs >= f.idleMs + f.prepareMs + f.commitMs - 2, `the loop's parts fit in the time reading (${f.readingMs} ms)`);
+  await st.cancel();
 });

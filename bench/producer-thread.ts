@@ -1,0 +1,129 @@
+/**
+ * A line producer whose Kafka work runs in its own worker thread (bench/engine-sustained.ts
+ * --producer-threads): the benchmark's process also watches the bucket and, on the baseline
+ * side, consumes and puts, all on one event loop; building each event's JSON and encoding
+ * and sending the batches then moves to another thread.
+ *
+ * The calling thread numbers the events, exactly as test/helpers/rig-kit.ts LineProducer
+ * does (round-robin over the partitions it owns, `seq` advanced before produce() returns, so
+ * the caller can log the send times before the acknowledgement); the worker thread builds
+ * the same lines, {"p","seq","pad"} with the same padding, sends them with the same
+ * idempotent producer settings (acks=all), and answers each send once Kafka acknowledged it
+ * or with its error. One send in flight per producer at a time is the caller's affair (the
+ * pacing loop awaits each).
+ *
+ * This file is both sides: loaded as a worker (workerData.role), it runs the sending loop.
+ */
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { Producer, stringSerializers } from '@platformatic/kafka';
+
+const ROLE = 'clink-bench-producer-thread';
+
+interface Init {
+  role: typeof ROLE;
+  bootstrap: string[];
+  topic: string;
+  padBytes: number;
+  /** Kafka send retries (LineProducer's 20; fewer in unit tests). */
+  retries: number;
+}
+
+/** [partition, first seq, count] */
+type Range = [number, number, number];
+type Request = { id: number; ranges: Range[] } | { id: number; close: true };
+type Reply = { id: number; error?: string };
+
+export class ThreadedProducer {
+  readonly topic: string;
+  readonly partitions: number;
+  readonly seq: number[];
+  readonly owned: readonly number[];
+  readonly #worker: Worker;
+  readonly #waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  #nextId = 0;
+  #failed: Error | null = null;
+
+  constructor(bootstrap: string[], topic: string, partitions: number, padBytes = 60, owned?: readonly number[], opts: { retries?: number } = {}) {
+    this.topic = topic;
+    this.partitions = partitions;
+    this.seq = new Array(partitions).fill(0);
+    this.owned = owned ?? Array.from({ length: partitions }, (_, p) => p);
+    if (!this.owned.length || this.owned.some((p) => !Number.isInteger(p) || p < 0 || p >= partitions)) throw new Error(`ThreadedProducer: owned partitions ${JSON.stringify(owned)} not within 0..${partitions - 1}`);
+    const init: Init = { role: ROLE, bootstrap, topic, padBytes, retries: opts.retries ?? 20 };
+    this.#worker = new Worker(new URL(import.meta.url), { workerData: init });
+    this.#worker.on('message', (r: Reply) => {
+      const w = this.#waiting.get(r.id);
+      if (!w) return;
+      this.#waiting.delete(r.id);
+      if (r.error !== undefined) w.reject(new Error(`producer thread: ${r.error}`));
+      else w.resolve();
+    });
+    const fail = (err: Error) => {
+      this.#failed = err;
+      for (const w of this.#waiting.values()) w.reject(err);
+      this.#waiting.clear();
+    };
+    this.#worker.on('error', (err) => fail(new Error(`producer thread failed: ${err.message}`)));
+    this.#worker.on('exit', (code) => fail(new Error(`producer thread exited (${code})`)));
+  }
+
+  get produced(): number {
+    return this.seq.reduce((a, b) => a + b, 0);
+  }
+
+  /** Numbers `count` events now (round-robin over its partitions) and sends them in one batch from the thread. */
+  produce(count: number, batch = count): Promise<void> {
+    if (batch < count) return Promise.reject(new Error('ThreadedProducer sends one batch per call'));
+    if (this.#failed) return Promise.reject(this.#failed);
+    const produced = this.produced;
+    const per = new Map<number, number>();
+    for (let j = 0; j < count; j++) {
+      const p = this.owned[(produced + j) % this.owned.length]!;
+      per.set(p, (per.get(p) ?? 0) + 1);
+    }
+    const ranges: Range[] = [];
+    for (const [p, n] of per) {
+      ranges.push([p, this.seq[p]!, n]);
+      this.seq[p]! += n;
+    }
+    return this.#request({ id: ++this.#nextId, ranges });
+  }
+
+  #request(req: Request): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#waiting.set(req.id, { resolve, reject });
+      this.#worker.postMessage(req);
+    });
+  }
+
+  /** Closes the thread's Kafka producer, then the thread. */
+  async close(): Promise<void> {
+    try {
+      if (!this.#failed) await Promise.race([this.#request({ id: ++this.#nextId, close: true }), new Promise((r) => setTimeout(r, 10_000))]);
+    } finally {
+      await this.#worker.terminate();
+    }
+  }
+}
+
+/** The worker side: one idempotent producer, a batch a request, an answer per batch. */
+function runThread(init: Init): void {
+  const producer = new Producer({ clientId: 'clink-testkit-producer', bootstrapBrokers: init.bootstrap, serializers: stringSerializers, idempotent: true, acks: -1, retries: init.retries, retryDelay: 500 });
+  const pad = 'x'.repeat(init.padBytes);
+  const port = parentPort!;
+  port.on('message', async (req: Request) => {
+    try {
+      if ('close' in req) await producer.close();
+      else {
+        const messages: { topic: string; partition: number; value: string }[] = [];
+        for (const [p, first, n] of req.ranges) for (let k = 0; k < n; k++) messages.push({ topic: init.topic, partition: p, value: JSON.stringify({ p, seq: first + k, pad }) });
+        await producer.send({ messages });
+      }
+      port.postMessage({ id: req.id } satisfies Reply);
+    } catch (err) {
+      port.postMessage({ id: req.id, error: (err as Error).message ?? String(err) } satisfies Reply);
+    }
+  });
+}
+
+if (!isMainThread && (workerData as Partial<Init> | null)?.role === ROLE) runThread(workerData as Init);
