@@ -71,7 +71,7 @@ t.test('a fresh tap run of the fixtures prints the captured counts', async (t) =
   t.same(failedAssertions(r.stdout), failedAssertions(captured));
 });
 
-t.test('every unit test mirrors a source: test/unit/<dir>/<file>[.<aspect>].test.ts tests <dir>/<file>.ts', async (t) => {
+t.test('every unit test mirrors a source: test/unit/<dir>/<file>[.<aspect>].test.ts tests <dir>/<file>.ts (or <dir>/<file>.sh, a script)', async (t) => {
   const unit = path.join(repoRoot, 'test', 'unit');
   const strays: string[] = [];
   let seen = 0;
@@ -83,7 +83,7 @@ t.test('every unit test mirrors a source: test/unit/<dir>/<file>[.<aspect>].test
         seen++;
         const rel = path.relative(unit, p);
         const base = path.basename(rel).replace(/\.test\.ts$/, '').split('.')[0]!;
-        if (!existsSync(path.join(repoRoot, path.dirname(rel), `${base}.ts`))) strays.push(rel);
+        if (!['.ts', '.sh'].some((ext) => existsSync(path.join(repoRoot, path.dirname(rel), `${base}${ext}`)))) strays.push(rel);
       }
     }
   };
