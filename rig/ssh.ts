@@ -342,7 +342,7 @@ export class SshRemote implements Remote {
   /** A file's bytes through `sudo cat` (a sudo login's SFTP cannot read root's files). */
   async #sudoCat(remotePath: string): Promise<Buffer> {
     const r = await this.#run(`cat -- ${shQuote(remotePath)}`, { timeoutMs: 300_000 });
-    if (r.code !== 0) throw new QualError('REMOTE_COMMAND_FAILED', `${this.host.name}: cannot read ${remotePath}: ${r.stderr.trim().split('\n').pop() ?? `cat exited ${r.code}`}`);
+    if (r.code !== 0) throw new QualError('REMOTE_COMMAND_FAILED', `${this.host.name}: cannot read ${remotePath}: ${r.stderr.trim().split('\n').pop() || `cat exited ${r.code}`}`);
     return r.stdout;
   }
 
