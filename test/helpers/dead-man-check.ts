@@ -8,6 +8,8 @@
  * is left on the host.
  */
 import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { repoRoot, runsDir } from '../../lib/paths.ts';
@@ -43,12 +45,19 @@ oracle: { sampleIntervalS: 3 }
 export async function checkControllerKillHeals(t: Test, campaign: string, onHost: (cmd: string) => Promise<string>, runIdPrefix = 'dead-man'): Promise<void> {
   const runId = `${runIdPrefix}-${Date.now()}`;
   const runDir = path.join(runsDir(), runId);
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'clink-qual.ts'), 'campaign', 'run', campaign, '--run-id', runId], { stdio: 'ignore' });
+  // The run's own output, kept for the message when it ends before its partition landed.
+  const outFile = path.join(os.tmpdir(), `${runId}.out`);
+  const out = openSync(outFile, 'w');
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'clink-qual.ts'), 'campaign', 'run', campaign, '--run-id', runId], { stdio: ['ignore', out, out] });
+  closeSync(out);
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(outFile, { force: true });
   });
-  const landed = await poll(() => chaosOf(runDir).find((r) => r.kind === 'partition' && r.phase === 'landed') ?? (child.exitCode !== null ? false : null), { deadlineMs: 300_000, intervalMs: 200 });
-  t.ok(landed, 'the partition landed');
+  // poll goes on past a false: a run that ended is an answer of its own.
+  const seen = await poll(() => chaosOf(runDir).find((r) => r.kind === 'partition' && r.phase === 'landed') ?? (child.exitCode !== null ? ('ended' as const) : null), { deadlineMs: 300_000, intervalMs: 200 });
+  const landed = seen && seen !== 'ended' ? seen : undefined;
+  t.ok(landed, `the partition landed${landed ? '' : ` (the run ${seen === 'ended' ? `ended with exit ${child.exitCode}` : 'did not land it within 300 s'}: ${readFileSync(outFile, 'utf8').slice(-1500)})`}`);
   if (!landed) return;
   child.kill('SIGKILL');
   const killedAt = Date.now();
