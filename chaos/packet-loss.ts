@@ -5,7 +5,20 @@
  */
 import { undoRules } from '../rig/dead-man.ts';
 import { healPacketLoss, packetLoss as drop } from '../rig/faults.ts';
+import type { RigState } from '../rig/types.ts';
 import { FaultNotLanded, targetOrFirst, type FaultPackage } from './fault.ts';
+
+/**
+ * Where the landing's probe datagrams go from `host`: on the local rig the default (the
+ * bridge, i.e. the operations host); on an inventory, another rig host (the coordinator, or
+ * else the first other host). The host's own address would not do: datagrams to it leave by
+ * the loopback device, which the rules exempt, so nothing would be dropped.
+ */
+export function probeAddressFor(rig: Pick<RigState, 'kind' | 'hosts'>, host: string): string | undefined {
+  if (rig.kind !== 'inventory') return undefined;
+  const others = rig.hosts.filter((h) => h.name !== host && h.address !== rig.hosts.find((x) => x.name === host)?.address);
+  return (others.find((h) => h.roles.includes('coordinator')) ?? others[0])?.address;
+}
 
 export const packetLoss: FaultPackage = {
   kind: 'packet-loss',
@@ -22,7 +35,8 @@ export const packetLoss: FaultPackage = {
     const remote = ctx.remote(host);
     const share = fault.share ?? 0.2;
     try {
-      const ev = await drop(remote, share, fault.id);
+      const probeAddress = probeAddressFor(ctx.rig, host);
+      const ev = await drop(remote, share, fault.id, probeAddress ? { probeAddress } : {});
       ctx.log(`dropping ${Math.round(share * 100)}% of ${host}'s packets`);
       return {
         evidence: { host, ...ev },

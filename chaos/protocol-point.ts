@@ -8,6 +8,7 @@
  * (campaigns/quick.yaml), and the controller lets that later step go once the point is
  * armed instead of once it fired.
  */
+import type { RigState } from '../rig/types.ts';
 import { poll } from '../lib/retry.ts';
 import { PROTOCOL_POINT_VARIANTS } from '../lib/evidence.ts';
 import { undoPause } from '../rig/dead-man.ts';
@@ -32,6 +33,16 @@ export function pointDeadlineMs(point: string, ctx: Pick<FaultContext, 'checkpoi
   return ctx.engine.recoveryFaultPoints?.includes(point) ? base + (ctx.recoveryDeadlineMs ?? 0) : base;
 }
 
+/**
+ * The host a point is armed on: the plan's target, where the plan's 'coordinator' (its word
+ * for the coordinator of coordinator.* points, campaigns/plan.ts) is the rig's coordinator
+ * host, whatever an inventory names it (the local rig's is named coordinator).
+ */
+export function armedHost(target: string | undefined, rig: Pick<RigState, 'hosts'>): string | undefined {
+  if (target !== 'coordinator' || rig.hosts.some((h) => h.name === target)) return target;
+  return rig.hosts.find((h) => h.roles.includes('coordinator'))?.name ?? target;
+}
+
 export const protocolPoint: FaultPackage = {
   kind: 'protocol-point',
   spec: {
@@ -51,8 +62,9 @@ export const protocolPoint: FaultPackage = {
     if (!ctx.engine.faultPoints.includes(point)) throw new FaultNotLanded(`the engine has no fault point ${point}`);
     const firingKey = (f: FaultPointFiring) => `${f.host}/${f.pid}/${f.point}/${f.at}`;
     const before = new Set((await ctx.engine.firedFaultPoints()).map(firingKey));
-    await ctx.engine.armFaultPoint(point, { times: 1, ...(fault.target ? { host: fault.target } : {}), ...(fault.variant === 'pause' ? { action: 'pause' as const } : {}) });
-    ctx.log(`armed ${point}${fault.target ? ` on ${fault.target}` : ''}`);
+    const armOn = armedHost(fault.target, ctx.rig);
+    await ctx.engine.armFaultPoint(point, { times: 1, ...(armOn ? { host: armOn } : {}), ...(fault.variant === 'pause' ? { action: 'pause' as const } : {}) });
+    ctx.log(`armed ${point}${armOn ? ` on ${armOn}` : ''}`);
     // A recovery-only point fires only when a later step causes a recovery: let it go now.
     if (ctx.engine.recoveryFaultPoints?.includes(point)) hooks?.ready();
     const firing = await poll(async () => (await ctx.engine.firedFaultPoints()).find((f) => f.point === point && !before.has(firingKey(f))), {

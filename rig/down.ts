@@ -6,6 +6,10 @@
  *   2. locally: kill what the teardown journal lists and whatever still runs in a cq-*
  *      namespace or under stateDir, delete the namespaces, veths and bridge, and remove
  *      tagged rules in the root namespace;
+ *      On an inventory rig (rig.json's kind, or `--inventory FILE` once rig.json is gone)
+ *      also stop every dead-man timer and remove the rig's files from each host's dataDir
+ *      (rig/host-files.ts): all but what is kept below, or with --purge all of it; and
+ *      step 2 is skipped: the local rig's cq-* namespaces are not this rig's;
  *   3. remove rig.json, the keys, the known-hosts file, the journal and the hosts' runtime
  *      files. The uploaded components (<host>/opt, <host>/bin) are kept so the next `rig up`
  *      skips their upload by sha256, and the store's data (<host>/minio-data) with the
@@ -19,6 +23,9 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
 import { stateDir } from '../lib/paths.ts';
+import { disarmDeadMan } from './dead-man.ts';
+import { removeHostFilesCommand } from './host-files.ts';
+import { readInventory } from './inventory.ts';
 import { clearLocal, localLeftovers, sshDir } from './local.ts';
 import { removeTaggedRules, stopAllServices } from './services.ts';
 import { closeAllRemotes, SshRemote } from './ssh.ts';
@@ -58,19 +65,32 @@ export interface RigDownResult {
   rules: number;
 }
 
-export async function rigDown(opts: { purge?: boolean; log?: (l: string) => void } = {}): Promise<RigDownResult> {
+/**
+ * Takes the rig down. `inventory` names the inventory whose hosts to clear when rig.json is
+ * gone (a `rig down --purge` after a `rig down`); with rig.json it must be an inventory rig's.
+ */
+export async function rigDown(opts: { purge?: boolean; inventory?: string; log?: (l: string) => void } = {}): Promise<RigDownResult> {
   const log = opts.log ?? (() => {});
   const result: RigDownResult = { hostsStopped: [], hostsUnreachable: [], killed: 0, namespaces: 0, links: 0, rules: 0 };
-  if (existsSync(rigStatePath())) {
-    const state = readRigState();
+  const state = existsSync(rigStatePath()) ? readRigState() : undefined;
+  if (state?.kind === 'local' && opts.inventory) throw new QualError('BAD_ARGUMENTS', `the rig that is up (${rigStatePath()}) is the local rig, not an inventory's: run 'rig down' without --inventory`);
+  const inventory = state ? state.kind === 'inventory' : opts.inventory !== undefined;
+  const hosts = state?.hosts ?? (opts.inventory ? readInventory(opts.inventory) : []);
+  if (hosts.length) {
     await Promise.all(
-      state.hosts.map(async (h) => {
+      hosts.map(async (h) => {
         const r = new SshRemote(h, { readyTimeoutMs: 5_000 });
         try {
+          // Before the rules: a timer must not fire its undo into the next rig.
+          const timers = inventory ? await disarmDeadMan(r) : 0;
           result.rules += await removeTaggedRules(r);
-          const stopped = await stopAllServices(r, state.kind === 'local' ? 3_000 : 10_000);
+          const stopped = await stopAllServices(r, inventory ? 10_000 : 3_000);
+          if (inventory) {
+            const files = await r.exec(removeHostFilesCommand(h.dataDir, Boolean(opts.purge), KEPT_ON_DOWN), { check: false, timeoutMs: 120_000 });
+            if (files.code !== 0) log(`${h.name}: removing the rig's files from ${h.dataDir} exited ${files.code}: ${files.stderr.trim().split('\n').pop()}`);
+          }
           result.hostsStopped.push(h.name);
-          if (stopped.length) log(`${h.name}: stopped ${stopped.join(', ')}`);
+          if (stopped.length || timers) log(`${h.name}: stopped ${[...stopped, ...(timers ? [`${timers} dead-man timer(s)`] : [])].join(', ')}`);
         } catch (err) {
           result.hostsUnreachable.push(h.name);
           log(`${h.name}: not reachable over SSH (${(err as Error).message.split('\n')[0]}); its processes are killed locally if it is a local host`);
@@ -81,7 +101,8 @@ export async function rigDown(opts: { purge?: boolean; log?: (l: string) => void
     );
   }
   await closeAllRemotes();
-  if (process.platform === 'linux' && process.getuid?.() === 0) {
+  // An inventory's state directory never clears the local rig: its cq-* namespaces (found by name, not by state directory) may be another rig's, in use.
+  if (!inventory && process.platform === 'linux' && process.getuid?.() === 0) {
     const c = await clearLocal(log);
     result.killed = c.killed;
     result.namespaces = c.namespaces;

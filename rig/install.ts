@@ -3,7 +3,7 @@
  * (lib/paths.ts cacheDir(), outside the repo), versions pinned here, and a manifest of
  * what is installed with each part's sha256 (the run's provenance copies it).
  *
- *   - Debian packages openssh-server, iptables, iproute2, faketime (apt-get, only when missing);
+ *   - Debian packages openssh-server, iptables, iproute2, faketime, sudo (apt-get, only when missing);
  *   - Apache Kafka (KRaft) as jars from Maven Central, resolved by Maven, run on the JDK;
  *   - MinIO built from source with `go install` at a pinned module version (rig/minio.pin),
  *     by rig/build-minio.sh, the one build command: the ./clink-qual wrapper starts it in the
@@ -54,7 +54,8 @@ export const PINS = {
   /** github.com/seaweedfs/seaweedfs as the module proxy serves it: a pseudo-version of its 2026-11-09 commit 7506e5f91cd6. */
   seaweedfs: 'v0.0.0-20261109003541-7506e5f91cd6',
   // faketime brings libfaketime: the controlled wall clock of clock-step faults (rig/clock.ts).
-  debianPackages: ['openssh-server', 'iptables', 'iproute2', 'faketime'],
+  // sudo: the bare-host inventory test's hosts (test/helpers/bare-hosts.ts) log in as a user with passwordless sudo, as cloud VMs do.
+  debianPackages: ['openssh-server', 'iptables', 'iproute2', 'faketime', 'sudo'],
 } as const;
 
 export interface Component {
@@ -124,7 +125,7 @@ function which(bin: string): boolean {
 
 /** The Debian packages, installed when their binaries are missing; returns them and what apt-get installed. */
 async function debianPackages(log: (l: string) => void): Promise<{ components: Component[]; installed: string[] }> {
-  const need: Record<string, string> = { 'openssh-server': 'sshd', iptables: 'iptables', iproute2: 'ip', faketime: 'faketime' };
+  const need: Record<string, string> = { 'openssh-server': 'sshd', iptables: 'iptables', iproute2: 'ip', faketime: 'faketime', sudo: 'sudo' };
   const missing = PINS.debianPackages.filter((p) => !which(need[p]!));
   if (missing.length) {
     if (process.getuid?.() !== 0) throw new QualError('PRECONDITION', `missing packages ${missing.join(', ')}; installing them needs root`);

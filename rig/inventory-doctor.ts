@@ -3,6 +3,8 @@
  * inventory host has what the rig and the engine will need, before anything is touched.
  * One result per host and check, PASS or FAIL with the fix named:
  *
+ * - sudo: for a sudo login (ssh.sudo), that sudo runs commands as root without a password
+ *   (every later command goes through it, rig/ssh.ts);
  * - java: Java 17 or later where it runs (Kafka on brokers; Flink on engine hosts);
  * - iptables: with the `statistic` and `comment` matches (packet loss, tagged partition rules);
  * - faketime: libfaketime on engine hosts, when the campaign schedules clock steps;
@@ -101,7 +103,7 @@ export function rigPorts(store: StoreKind): PortNeed[] {
 
 export interface HostCheck {
   host: string;
-  check: 'ssh' | 'java' | 'iptables' | 'faketime' | 'disk' | 'disk-full' | 'clock' | 'ports';
+  check: 'ssh' | 'sudo' | 'java' | 'iptables' | 'faketime' | 'disk' | 'disk-full' | 'clock' | 'ports';
   ok: boolean;
   detail: string;
   /** What to do, when not ok. */
@@ -279,6 +281,17 @@ export function renderInventoryDoctor(r: InventoryDoctorReport): string {
   return r.checks.map((c) => `${c.ok ? 'PASS' : 'FAIL'} ${c.host} ${c.check}: ${c.detail}${c.fix ? ` -- fix: ${c.fix}` : ''}`).join('\n');
 }
 
+function sudoFix(user: string): string {
+  return `give ${user} passwordless sudo (apt-get install sudo; echo '${user} ALL=(ALL) NOPASSWD:ALL' > /etc/sudoers.d/clink-qual; chmod 0440 /etc/sudoers.d/clink-qual), or log in as root`;
+}
+
+/** The sudo check from `id -u` run through `sudo -n` (rig/ssh.ts): it ran, as root (uid 0). */
+export function judgeSudo(idOutput: string, user: string): Verdict {
+  const uid = idOutput.trim();
+  if (uid === '0') return { ok: true, detail: `${user} runs commands as root through sudo -n (passwordless)` };
+  return { ok: false, detail: `sudo -n ran the command as uid ${uid || '?'}, not root`, fix: sudoFix(user) };
+}
+
 // ---------------------------------------------------------------- over SSH
 
 const SEP = '@@clink-qual-doctor@@';
@@ -289,10 +302,17 @@ export async function checkHost(remote: Remote, needs: InventoryNeeds, now: () =
   const out: HostCheck[] = [];
   const add = (check: HostCheck['check'], v: Verdict) => out.push({ host: host.name, check, ...v });
   const want = hostNeeds(host, needs);
+  const sudo = host.ssh.sudo === true && host.ssh.user !== 'root';
   try {
     // Connects (host key pinned); the clock is read on the open connection, so its round trip is one command's.
-    await remote.exec('true', { timeoutMs: 15_000 });
+    // For a sudo login this is also sudo's first command: `id -u` says it ran as root.
+    const r = await remote.exec(sudo ? 'id -u' : 'true', { timeoutMs: 15_000 });
+    if (sudo) add('sudo', judgeSudo(r.stdout, host.ssh.user));
   } catch (err) {
+    if ((err as QualError).details?.sudoRefused) {
+      add('sudo', { ok: false, detail: (err as Error).message.split('\n')[0]!, fix: sudoFix(host.ssh.user) });
+      return out;
+    }
     add('ssh', { ok: false, detail: (err as Error).message.split('\n')[0]!, fix: `make ${host.address}:${host.ssh.port} reachable as ${host.ssh.user} with the key ${host.ssh.privateKeyPath}, and pin its host key in ${host.ssh.knownHostsPath} (ssh-keyscan -p ${host.ssh.port} ${host.address}, checked against the host's own fingerprint)` });
     return out;
   }

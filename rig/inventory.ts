@@ -10,10 +10,12 @@
  *         port: 22                # default 22
  *         key: ~/.ssh/id_ed25519  # private key on the operations host
  *         knownHosts: ~/.ssh/known_hosts   # pinned host keys; unknown or changed keys are refused
+ *         sudo: true              # log in as a non-root user, run every command through sudo -n
  *       dataDir: /opt/clink-qual  # the host's "disk" for everything the rig puts there
  *
  * Needs at least one worker, exactly one coordinator, one or at least three brokers, and
- * exactly one store. Relative paths are relative to the inventory file. Every error names
+ * exactly one store. A user other than root needs `sudo: true` (passwordless sudo): the rig
+ * runs iptables, signals and services as root. Relative paths are relative to the inventory file. Every error names
  * the file, the line and the field: `inventory.yaml:7: hosts[2].ssh.port: must be an integer`.
  */
 import { MAX_CAMPAIGN_BYTES, readBoundedText } from '../lib/read-bounded.ts';
@@ -226,14 +228,14 @@ function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown
   const sshNode = m.get('ssh', true) as YamlNode | undefined;
   let ssh: HostSpec['ssh'] | undefined;
   if (sshNode === undefined) {
-    fail(m, `${at}.ssh`, 'is required (user, port, key, knownHosts)');
+    fail(m, `${at}.ssh`, 'is required (user, port, key, knownHosts, sudo)');
     ok = false;
   } else if (!isMap(sshNode)) {
-    fail(sshNode, `${at}.ssh`, 'must be a mapping (user, port, key, knownHosts)');
+    fail(sshNode, `${at}.ssh`, 'must be a mapping (user, port, key, knownHosts, sudo)');
     ok = false;
   } else {
     const sm = sshNode as YAMLMap;
-    const knownSsh = new Set(['user', 'port', 'key', 'knownHosts']);
+    const knownSsh = new Set(['user', 'port', 'key', 'knownHosts', 'sudo']);
     for (const pair of sm.items) {
       const k = isScalar(pair.key) ? String(pair.key.value) : '';
       if (!knownSsh.has(k)) {
@@ -256,7 +258,24 @@ function parseHost(m: YAMLMap, at: string, baseDir: string, fail: (node: unknown
         ok = false;
       } else port = v;
     }
-    if (user && key && knownHosts) ssh = { user, port, privateKeyPath: expand(key, baseDir), knownHostsPath: expand(knownHosts, baseDir) };
+    let sudo: boolean | undefined;
+    const sudoNode = sm.get('sudo', true) as YamlNode | undefined;
+    if (sudoNode !== undefined) {
+      const v = isScalar(sudoNode) ? sudoNode.value : undefined;
+      if (typeof v !== 'boolean') {
+        fail(sudoNode, `${at}.ssh.sudo`, 'must be true or false');
+        ok = false;
+      } else sudo = v;
+    }
+    // Without sudo a user other than root could run nothing the rig needs (iptables, signals to services, the services themselves).
+    if (user && user !== 'root' && sudo === false) {
+      fail(sudoNode, `${at}.ssh.sudo`, `must be true for user ${user}: the rig runs iptables, signals and services as root (passwordless sudo), or log in as root`);
+      ok = false;
+    } else if (user && user !== 'root' && sudoNode === undefined) {
+      fail(sm.get('user', true), `${at}.ssh.user`, `${user} is not root: add sudo: true (the user needs passwordless sudo; the rig runs iptables, signals and services as root), or log in as root`);
+      ok = false;
+    }
+    if (user && key && knownHosts) ssh = { user, port, privateKeyPath: expand(key, baseDir), knownHostsPath: expand(knownHosts, baseDir), ...(sudo ? { sudo: true } : {}) };
   }
   if (!ok || !name || !address || !dataDir || !ssh) return null;
   return { name, address, roles, ssh, dataDir };

@@ -13,6 +13,11 @@ export interface SshSettings {
   privateKeyPath: string;
   /** The pinned known-hosts file; a host whose key is not in it, or differs, is refused. */
   knownHostsPath: string;
+  /**
+   * Log in as `user` (not root) and run every command as root through `sudo -n` (passwordless
+   * sudo, as cloud images set up for ubuntu, admin, ec2-user): rig/ssh.ts. Absent: `user` is root.
+   */
+  sudo?: boolean;
 }
 
 export interface HostSpec {

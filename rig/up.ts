@@ -11,6 +11,7 @@ import { QualError } from '../lib/errors.ts';
 import { stateDir } from '../lib/paths.ts';
 import { uploadFile } from './deploy.ts';
 import { removeRuntimeFiles } from './down.ts';
+import { claimDataDirCommand } from './host-files.ts';
 import { component, node as currentNode, readManifest, storeComponent } from './install.ts';
 import { readInventory } from './inventory.ts';
 import { assertInventoryReady, checkInventory, type InventoryNeeds } from './inventory-doctor.ts';
@@ -59,6 +60,8 @@ export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], 
   const t0 = Date.now();
   await Promise.all(hosts.map((h) => remoteFor(h).connect()));
   log(`ssh: ${hosts.length} hosts reachable, host keys verified (${Date.now() - t0} ms)`);
+  // An inventory host's dataDir is claimed first: `rig down --purge` then knows whether the rig created it (rig/host-files.ts).
+  if (kind === 'inventory') await Promise.all(hosts.map((h) => remoteFor(h).exec(claimDataDirCommand(h.dataDir))));
   // Clear what an earlier rig left on these hosts: fault rules and services.
   await Promise.all(
     hosts.map(async (h) => {

@@ -6,7 +6,7 @@ import { QualError } from '../../lib/errors.ts';
 const command: Command = {
   name: 'rig install',
   summary: 'Install what the rig needs (Kafka, MinIO, sshd, iptables), cached and pinned',
-  description: `Idempotent. Debian packages (openssh-server, iptables, iproute2, faketime) only when missing;
+  description: `Idempotent. Debian packages (openssh-server, iptables, iproute2, faketime, sudo) only when missing;
 Apache Kafka from Maven Central; MinIO built with go install at a pinned version (SeaweedFS,
 the second store, only with --store seaweedfs or when a rig first runs on it); Apache Flink's
 jars and its job and agent, built with Maven; all cached under ${cacheDir()}

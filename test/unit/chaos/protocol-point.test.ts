@@ -16,3 +16,14 @@ t.test('a point fires within a few checkpoints; a recovery-only one also gets th
   t.equal(pointDeadlineMs('sink.recover.before-commit', { checkpointIntervalMs: 6000, recoveryDeadlineMs: 240_000, engine }), 274_000);
   t.equal(pointDeadlineMs('sink.recover.before-commit', { checkpointIntervalMs: 6000, engine }), 34_000, 'no recovery deadline given: the plain wait');
 });
+
+t.test("the plan's 'coordinator' arms the rig's coordinator host, whatever an inventory names it", async (t) => {
+  const { armedHost } = await import('../../../chaos/protocol-point.ts');
+  const host = (name: string, roles: ('worker' | 'coordinator')[]) => ({ name, roles });
+  const inventory = { hosts: [host('app-1', ['worker']), host('control', ['coordinator'])] } as unknown as Parameters<typeof armedHost>[1];
+  const local = { hosts: [host('worker-1', ['worker']), host('coordinator', ['coordinator'])] } as unknown as Parameters<typeof armedHost>[1];
+  t.equal(armedHost('coordinator', inventory), 'control');
+  t.equal(armedHost('coordinator', local), 'coordinator');
+  t.equal(armedHost('app-1', inventory), 'app-1', 'a host name stays');
+  t.equal(armedHost(undefined, inventory), undefined, 'no target: the engine picks');
+});

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { QualError } from '../../../lib/errors.ts';
 import {
-  assertInventoryReady, bestClockSample, checkHost, CLOCK_BOUND_MS, clockOffset, DISK_NEEDS, hostNeeds, judgeClock, judgeDisk, judgeFaketime, judgeIptables, judgeJava, judgePorts, parseCmdlines, parseDfAvail, parseListeners,
+  assertInventoryReady, bestClockSample, checkHost, CLOCK_BOUND_MS, clockOffset, DISK_NEEDS, hostNeeds, judgeClock, judgeDisk, judgeFaketime, judgeIptables, judgeJava, judgePorts, judgeSudo, parseCmdlines, parseDfAvail, parseListeners,
   renderInventoryDoctor, rigPorts, type InventoryNeeds,
 } from '../../../rig/inventory-doctor.ts';
 import type { ExecResult, Remote } from '../../../rig/remote.ts';
@@ -206,3 +206,35 @@ t.test("disk-full targets: the state directory's own filesystem, checked only wh
   t.same(other.filter((c) => c.check === 'disk-full'), [], 'a host no disk-full fault fills is not asked');
 });
 
+
+t.test('a sudo login: sudo checked first (id -u through sudo says 0), and a refused sudo is one failed check with its fix', async (t) => {
+  const needs: InventoryNeeds = { store: 'minio', engines: [], clockSteps: false };
+  const admin = { ...spec('broker-a', ['broker']), ssh: { user: 'admin', port: 22, privateKeyPath: '/k', knownHostsPath: '/kh', sudo: true } };
+  const withId = (uid: string): Remote & { commands: string[] } => {
+    const base = fakeRemote(admin, {});
+    return { ...base, exec: async (cmd: string, o?: object) => (cmd === 'id -u' ? (base.commands.push(cmd), { code: 0, stdout: `${uid}\n`, stderr: '' }) : base.exec(cmd, o)) };
+  };
+  const root = withId('0');
+  const checks = await checkHost(root, needs);
+  t.same(checks.map((c) => [c.check, c.ok]), [['sudo', true], ['clock', true], ['java', true], ['iptables', true], ['disk', true], ['ports', true]]);
+  t.equal(root.commands[0], 'id -u', "sudo's first command says who ran it");
+  t.match(checks[0]!.detail, /^admin runs commands as root through sudo -n/);
+
+  const notRoot = await checkHost(withId('1001'), needs);
+  t.same(notRoot[0], { host: 'broker-a', check: 'sudo', ok: false, detail: 'sudo -n ran the command as uid 1001, not root', fix: judgeSudo('1001', 'admin').fix });
+  t.match(notRoot[0]!.fix, /echo 'admin ALL=\(ALL\) NOPASSWD:ALL' > \/etc\/sudoers\.d\/clink-qual/);
+
+  const refusing: Remote = {
+    ...fakeRemote(admin, {}),
+    exec: async () => {
+      throw new QualError('PRECONDITION', 'broker-a (10.9.0.1): sudo refused: a password is required for admin (...)', { host: 'broker-a', sudoRefused: true });
+    },
+  };
+  const refused = await checkHost(refusing, needs);
+  t.equal(refused.length, 1, 'nothing else is checked: every later command would go through the same sudo');
+  t.same([refused[0]!.check, refused[0]!.ok], ['sudo', false]);
+  t.match(refused[0]!.detail, /sudo refused: a password is required/);
+
+  t.same(judgeSudo('0\n', 'ubuntu').ok, true);
+  t.same(judgeSudo('', 'ubuntu').ok, false);
+});

@@ -56,9 +56,31 @@ t.test('missing fields, unknown fields, bad roles, duplicates: each named with i
   const err = errorOf(text);
   const lines = err.message.split('\n');
   t.ok(lines.includes('inventory.yaml:4: hosts[0].roles[1]: must be one of: worker, coordinator, broker, store'), err.message);
-  t.ok(lines.includes('inventory.yaml:5: hosts[0].ssh.colour: unknown field (expected one of: user, port, key, knownHosts)'), err.message);
+  t.ok(lines.includes('inventory.yaml:5: hosts[0].ssh.colour: unknown field (expected one of: user, port, key, knownHosts, sudo)'), err.message);
   t.ok(lines.some((l) => l.startsWith('inventory.yaml:6: hosts[0].dataDir: must be an absolute path')), err.message);
   t.ok(lines.includes('inventory.yaml:7: hosts[1].address: is required'), err.message);
+});
+
+t.test('ssh.sudo: a non-root user with passwordless sudo; root needs none', async (t) => {
+  const admin = valid.replace('user: root\n      port: 22\n      key: keys/id_ed25519', 'user: admin\n      sudo: true\n      port: 22\n      key: keys/id_ed25519');
+  t.not(admin, valid, 'the first host now logs in as admin');
+  const hosts = parseInventory(admin, '/tmp/x/inventory.yaml');
+  t.equal(hosts[0]!.ssh.user, 'admin');
+  t.equal(hosts[0]!.ssh.sudo, true, 'sudo: true is kept');
+  t.equal(hosts[1]!.ssh.user, 'root');
+  t.equal(hosts[1]!.ssh.sudo, undefined, 'a root login has no sudo');
+  const rootSudo = parseInventory(valid.replace('user: root', 'user: root\n      sudo: false'), '/tmp/x/inventory.yaml');
+  t.equal(rootSudo[0]!.ssh.sudo, undefined, 'root with sudo: false logs in as root');
+});
+
+t.test('ssh.sudo: a non-root user without it, or a sudo that is not a boolean, is refused with its line', async (t) => {
+  const lineOf = (text: string, needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+  const noSudo = valid.replace('user: root', 'user: admin');
+  t.equal(errorOf(noSudo).message, `inventory.yaml:${lineOf(noSudo, 'user: admin')}: hosts[0].ssh.user: admin is not root: add sudo: true (the user needs passwordless sudo; the rig runs iptables, signals and services as root), or log in as root`);
+  const sudoOff = valid.replace('user: root', 'user: admin\n      sudo: false');
+  t.equal(errorOf(sudoOff).message, `inventory.yaml:${lineOf(sudoOff, 'sudo: false')}: hosts[0].ssh.sudo: must be true for user admin: the rig runs iptables, signals and services as root (passwordless sudo), or log in as root`);
+  const sudoWord = valid.replace('user: root', 'user: admin\n      sudo: "yes"');
+  t.equal(errorOf(sudoWord).message, `inventory.yaml:${lineOf(sudoWord, 'sudo: "yes"')}: hosts[0].ssh.sudo: must be true or false`);
 });
 
 t.test('role counts are checked', async (t) => {
