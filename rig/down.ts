@@ -9,7 +9,9 @@
  *      On an inventory rig (rig.json's kind, or `--inventory FILE` once rig.json is gone)
  *      also stop every dead-man timer and remove the rig's files from each host's dataDir
  *      (rig/host-files.ts): all but what is kept below, or with --purge all of it; and
- *      step 2 is skipped: the local rig's cq-* namespaces are not this rig's;
+ *      step 2 is skipped (the local rig's cq-* namespaces are not this rig's) unless this
+ *      state directory's own journal made namespaces: an inventory re-deployed over the
+ *      local rig's hosts (`rig up --inventory` after `rig up`) holds them, and must free them;
  *   3. remove rig.json, the keys, the known-hosts file, the journal and the hosts' runtime
  *      files. The uploaded components (<host>/opt, <host>/bin) are kept so the next `rig up`
  *      skips their upload by sha256, and the store's data (<host>/minio-data) with the
@@ -26,6 +28,7 @@ import { stateDir } from '../lib/paths.ts';
 import { disarmDeadMan } from './dead-man.ts';
 import { removeHostFilesCommand } from './host-files.ts';
 import { readInventory } from './inventory.ts';
+import { readJournal, type JournalEntry } from './journal.ts';
 import { clearLocal, localLeftovers, sshDir } from './local.ts';
 import { removeTaggedRules, stopAllServices } from './services.ts';
 import { closeAllRemotes, SshRemote } from './ssh.ts';
@@ -54,6 +57,16 @@ export function removeRuntimeFiles(purge: boolean): void {
   const entries: Record<string, string[]> = {};
   if (existsSync(hosts)) for (const h of readdirSync(hosts)) entries[h] = readdirSync(path.join(hosts, h));
   for (const f of runtimeFilesToRemove(root, purge, entries)) rmSync(f, { recursive: true, force: true });
+}
+
+/**
+ * Whether `rig down` clears the local rig (step 2): always for the local rig; for an
+ * inventory rig only when this state directory's journal recorded namespaces, i.e. the
+ * inventory's hosts are the local rig's own (their namespaces and state filesystems would
+ * otherwise outlive the down, and the state directory could not be removed).
+ */
+export function clearsLocalRig(inventory: boolean, journal: readonly JournalEntry[]): boolean {
+  return !inventory || journal.some((e) => e.kind === 'netns');
 }
 
 export interface RigDownResult {
@@ -101,8 +114,8 @@ export async function rigDown(opts: { purge?: boolean; inventory?: string; log?:
     );
   }
   await closeAllRemotes();
-  // An inventory's state directory never clears the local rig: its cq-* namespaces (found by name, not by state directory) may be another rig's, in use.
-  if (!inventory && process.platform === 'linux' && process.getuid?.() === 0) {
+  // An inventory's state directory clears the local rig only when its own journal made it: cq-* namespaces found by name may be another rig's, in use.
+  if (clearsLocalRig(inventory, readJournal()) && process.platform === 'linux' && process.getuid?.() === 0) {
     const c = await clearLocal(log);
     result.killed = c.killed;
     result.namespaces = c.namespaces;

@@ -75,6 +75,8 @@ t.test("an inventory's rig down clears its hosts over SSH and never the local ri
         localCleared++;
         return { killed: 0, namespaces: 0, links: 0, rules: 0 };
       },
+      // The machine's own rig (up during CI) is not this test's.
+      localLeftovers: () => ({ namespaces: [], links: [], pids: [], mounts: [] }),
     },
   });
   writeFileSync(path.join(dir, 'rig.json'), JSON.stringify({ kind: 'inventory', hosts: hostsOf }));
@@ -101,4 +103,18 @@ t.test("an inventory's rig down clears its hosts over SSH and never the local ri
 
   writeFileSync(path.join(dir, 'rig.json'), JSON.stringify({ kind: 'local', hosts: [] }));
   await t.rejects(rigDown({ inventory: inv }), { code: 'BAD_ARGUMENTS' }, 'a local rig is not taken down as an inventory');
+
+  // An inventory re-deployed over the local rig's own hosts (rig up, then rig up --inventory from the same state directory): its journal holds the namespaces.
+  writeFileSync(path.join(dir, 'rig.json'), JSON.stringify({ kind: 'inventory', hosts: hostsOf }));
+  writeFileSync(path.join(dir, 'teardown.jsonl'), JSON.stringify({ kind: 'netns', name: 'cq-app-1' }) + '\n');
+  await rigDown({});
+  if (process.platform === 'linux' && process.getuid?.() === 0) t.equal(localCleared, 1, "an inventory whose state directory made the local rig clears it (its namespaces and state filesystems)");
+});
+
+t.test('clearsLocalRig: the local rig always; an inventory only when its own journal made namespaces', async (t) => {
+  const { clearsLocalRig } = await import('../../../rig/down.ts');
+  t.equal(clearsLocalRig(false, []), true);
+  t.equal(clearsLocalRig(true, []), false, 'a fresh inventory state directory leaves cq-* namespaces alone');
+  t.equal(clearsLocalRig(true, [{ kind: 'pid', pid: 1, startTime: '1', what: 'x' }]), false);
+  t.equal(clearsLocalRig(true, [{ kind: 'netns', name: 'cq-worker-1' }]), true, "an inventory over the local rig's hosts frees them");
 });
