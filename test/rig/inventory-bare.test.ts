@@ -20,7 +20,7 @@
  * midway, and by its start when an earlier run was killed.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { FAULT_KINDS } from '../../chaos/kinds.ts';
@@ -33,6 +33,7 @@ import { closeAllRemotes, remoteFor, SshRemote } from '../../rig/ssh.ts';
 import { BARE_ROOTS, BARE_USER, namespacePids, prepareBareHosts, removeBareHosts, type BareHosts } from '../helpers/bare-hosts.ts';
 import { assertDecisiveComposition, runPassingCampaign } from '../helpers/campaign.ts';
 import { checkControllerKillHeals, deadManCampaign } from '../helpers/dead-man-check.ts';
+import { processesUnder } from '../helpers/procs.ts';
 
 const cliPath = path.join(repoRoot, 'bin', 'clink-qual.ts');
 const cli = (...args: string[]) => spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', timeout: 600_000, cwd: repoRoot });
@@ -58,24 +59,7 @@ function mountsUnderTrees(): string[] {
 }
 
 /** Processes anywhere on the machine whose command line or working directory is in a host's tree. */
-function processesInTrees(): string[] {
-  const out: string[] = [];
-  for (const p of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      let cwd = '';
-      try {
-        cwd = readlinkSync(`/proc/${p}/cwd`);
-      } catch {
-        /* */
-      }
-      if (BARE_ROOTS.some((r) => cmd.includes(`${r}/`) || cwd === r || cwd.startsWith(`${r}/`))) out.push(`${p}: ${cmd.slice(0, 120)}`);
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
+const processesInTrees = (): string[] => processesUnder(BARE_ROOTS);
 
 /** One host as seen from this machine's root (not through the rig's own code): its processes and its iptables rules. */
 function hostSeen(ns: string): { pids: number[]; iptables: string } {

@@ -7,12 +7,13 @@
  * `rig up`: its objects were kept).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { repoRoot, stateDir } from '../../lib/paths.ts';
 import { poll } from '../../lib/retry.ts';
+import { processesUnder } from '../helpers/procs.ts';
 
 const cliPath = path.join(repoRoot, 'bin', 'clink-qual.ts');
 const cli = (...args: string[]) => spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', timeout: 600_000 });
@@ -20,23 +21,7 @@ const cli = (...args: string[]) => spawnSync(process.execPath, [cliPath, ...args
 function leftovers() {
   const ns = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout.split('\n').map((l) => l.split(' ')[0]!).filter((n) => n.startsWith('cq-'));
   const links = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout.split('\n').map((l) => /^\d+:\s+([^:@\s]+)/.exec(l)?.[1] ?? '').filter((n) => n.startsWith('cq-'));
-  const root = stateDir();
-  const procs: string[] = [];
-  for (const p of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    if (Number(p) === process.pid) continue;
-    try {
-      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      let cwd = '';
-      try {
-        cwd = readlinkSync(`/proc/${p}/cwd`);
-      } catch {
-        /* */
-      }
-      if (cmd.includes(root + '/') || cwd.startsWith(root + '/')) procs.push(`${p}: ${cmd.slice(0, 100)}`);
-    } catch {
-      /* gone */
-    }
-  }
+  const procs = processesUnder([stateDir()], { skip: [process.pid], width: 100 });
   const rules = spawnSync('iptables', ['-S'], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.includes('clink-qual'));
   return { ns, links, procs, rules };
 }
