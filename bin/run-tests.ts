@@ -3,7 +3,8 @@
  * The one test command (`npm test`, and `.ci/run` calls it):
  *   1. type-check the whole tree (tsc, strict);
  *   2. unit tests (test/unit), no rig needed;
- *   3. install what the rig needs, bring the local rig up, run the integration tests
+ *   3. install what the rig needs (Flink's parts only for the Flink rig test: rigInstallArgs),
+ *      bring the local rig up, run the integration tests
  *      (test/rig, one file at a time: they share the rig), and tear the rig down, also
  *      when a test fails or the run is interrupted.
  * It ends with one line 'tests: N passed, N failed' whose numbers are tap's own counts
@@ -166,6 +167,17 @@ function run(cmd: string, argv: string[], opts: { capture?: boolean } = {}): Pro
   });
 }
 
+/**
+ * The `rig install` arguments of a test run: the rig's own parts; Flink's too when the Flink
+ * rig test will run (CLINK_QUAL_FLINK=1 turns it on, test/rig/flink-cluster.test.ts), so they
+ * are installed in this step, timed, rather than inside the test (whose deploy would install
+ * them on first use all the same). A default CI run never deploys Flink: its Flink unit tests
+ * build the job and the agent with Maven themselves, so it installs none of Flink's parts.
+ */
+export function rigInstallArgs(env: NodeJS.ProcessEnv): string[] {
+  return ['rig', 'install', ...(env.CLINK_QUAL_FLINK === '1' ? ['--engine', 'flink'] : [])];
+}
+
 export function listTests(dir: string): string[] {
   const abs = path.join(repoRoot, dir);
   const out: string[] = [];
@@ -257,7 +269,8 @@ async function main(argv: string[]): Promise<number> {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     process.once('SIGHUP', onSignal);
-    if (await step('rig install', node, [cli, 'rig', 'install'])) {
+    const install = rigInstallArgs(process.env);
+    if (await step(install.join(' '), node, [cli, ...install])) {
       rigUp = true;
       if (await step('rig up', node, [cli, 'rig', 'up'])) await tapRun('integration tests on the rig', rigFiles);
       await down();

@@ -13,7 +13,10 @@
  *     pinned module the Go module proxy serves (`go mod download`, then `go build ./weed`:
  *     `go install` refuses the module because its go.mod has a replace directive);
  *   - Node: the project's pinned Node binary (node_modules/node), which the rig uploads
- *     to engine hosts.
+ *     to engine hosts;
+ *   - Apache Flink's parts for the Flink engine plug (rig/install-flink.ts), only when asked
+ *     (`--engine flink`, `--all`), on a Flink run's first use (installForEngine), or when an
+ *     earlier install put them there (rig/install-plan.ts decides): the Clink runs never need them.
  *
  * A second run finds every part in place (checked by its sha256 in the manifest) and
  * downloads nothing. The parts run side by side in three lanes (the Debian packages; Maven's
@@ -28,6 +31,7 @@ import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
 import { installFlink } from './install-flink.ts';
+import { installPlan, missingEngineComponents, type InstallAsk } from './install-plan.ts';
 import { InstallProgress, type ProgressClock } from './install-progress.ts';
 
 /** The build command of the pinned MinIO; the ./clink-qual wrapper starts it too. */
@@ -342,10 +346,12 @@ export type ComponentStep = (name: string, run: (note: (l: string) => void) => P
 
 /**
  * Installs (or checks) every part the rig needs and rewrites the manifest; returns it with
- * the names of the components that changed. SeaweedFS, the second store, is built only
- * when asked (`stores` names it: `rig install --store seaweedfs`, or a rig brought up on it,
- * storeComponent) or when an earlier install built it: its cold build takes several minutes
- * and most runs never use it.
+ * the names of the components that changed. The optional parts (rig/install-plan.ts) are
+ * installed only when `ask` names them or an earlier install put them there: SeaweedFS, the
+ * second store (`stores`: `rig install --store seaweedfs`, or a rig brought up on it,
+ * storeComponent), whose cold build takes several minutes, and Flink's four parts (`engines`:
+ * `rig install --engine flink`, or a Flink run's first use, installForEngine), about a minute
+ * of Maven with warm caches and 170 MiB that Clink runs never read; `all` installs both.
  *
  * The parts run in lanes side by side: the Debian packages; Maven's parts (Kafka, then
  * Flink's, one Maven at a time: two on one local repository are not safe); the Go builds
@@ -355,7 +361,7 @@ export type ComponentStep = (name: string, run: (note: (l: string) => void) => P
  */
 export async function install(
   log: (l: string) => void = () => {},
-  opts: { stores?: readonly string[]; clock?: ProgressClock } = {},
+  opts: InstallAsk & { clock?: ProgressClock } = {},
 ): Promise<{ manifest: Manifest; changed: string[] }> {
   mkdirSync(cacheDir(), { recursive: true });
   let prev: Manifest | undefined;
@@ -368,17 +374,17 @@ export async function install(
   const same = (c: Component) => JSON.stringify(c) === JSON.stringify(old(c.name));
   const progress = new InstallProgress(log, opts.clock);
   const step: ComponentStep = (name, run) => progress.part(name, run, (c) => (same(c) ? 'in place' : 'installed'));
-  const withSeaweedfs = Boolean(old('seaweedfs') || opts.stores?.includes('seaweedfs'));
+  const plan = installPlan(opts, prev?.components.map((c) => c.name) ?? []);
   const [apt, maven, goBuilds, nodeBin] = await Promise.allSettled([
     progress.part('apt packages', (note) => debianPackages(note), (r) => (r.installed.length ? `installed ${r.installed.join(', ')}` : 'all present')),
     (async () => {
       const k = await step('kafka', (note) => kafka(old('kafka'), note));
       // Apache Flink for the Flink engine plug (engine/flink/): jars, the S3 plugin, the job, the agent.
-      return { kafka: k, flink: await installFlink(old, step) };
+      return { kafka: k, flink: plan.flink ? await installFlink(old, step) : [] };
     })(),
     (async () => {
       const m = await step('minio', (note) => minio(old('minio'), note));
-      return withSeaweedfs ? [m, await step('seaweedfs', (note) => seaweedfs(old('seaweedfs'), note))] : [m];
+      return plan.seaweedfs ? [m, await step('seaweedfs', (note) => seaweedfs(old('seaweedfs'), note))] : [m];
     })(),
     step('node', () => node(old('node'))),
   ]);
@@ -393,4 +399,18 @@ export async function install(
   const manifest: Manifest = { installedAt: changed.length || !prev ? new Date().toISOString() : prev.installedAt, components };
   writeFileSync(manifestPath(), JSON.stringify(manifest, null, 2) + '\n');
   return { manifest, changed };
+}
+
+/**
+ * The manifest with every component `engine` needs (rig/install-plan.ts ENGINE_COMPONENTS):
+ * as it is when they are there (Clink needs none beyond the rig's own); otherwise, on the
+ * engine's first use, `rig install` for it runs now, with its progress lines on `log`, and its
+ * manifest is returned. Nothing installed at all is an error naming the command to run.
+ */
+export async function installForEngine(engine: string, log: (l: string) => void = () => {}, opts: { clock?: ProgressClock } = {}): Promise<Manifest> {
+  const manifest = readManifest();
+  const missing = missingEngineComponents(engine, manifest.components.map((c) => c.name));
+  if (!missing.length) return manifest;
+  log(`engine ${engine}: first use on this machine, installing its parts (${missing.join(', ')}), as 'clink-qual rig install --engine ${engine}' would`);
+  return (await install(log, { engines: [engine], ...opts })).manifest;
 }

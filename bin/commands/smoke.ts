@@ -4,6 +4,8 @@ import { repoRoot } from '../../lib/paths.ts';
 import { QualError } from '../../lib/errors.ts';
 import { runCampaign } from '../../campaigns/runner/run.ts';
 import { install } from '../../rig/install.ts';
+import type { InstallAsk } from '../../rig/install-plan.ts';
+import { loadCampaign } from '../../campaigns/load.ts';
 import { rigDown } from '../../rig/down.ts';
 import { printVerdict } from './campaign-run.ts';
 import { ENGINE_NAMES } from '../../engine/index.ts';
@@ -28,10 +30,21 @@ export function smokeCampaign(engine: string | undefined, campaign: string | und
   return file;
 }
 
+/**
+ * What smoke's `rig install` installs beyond what every run needs: the parts of the engine
+ * and the store its campaign names (Flink's for a Flink campaign, SeaweedFS for one on it), so
+ * a Clink smoke installs none of Flink's and a Flink smoke has them before its rig comes up.
+ */
+export function smokeInstallAsk(campaignFile: string): InstallAsk {
+  const c = loadCampaign(campaignFile, { engines: ENGINE_NAMES });
+  return { engines: [c.engine.name], stores: c.store ? [c.store] : [] };
+}
+
 const command: Command = {
   name: 'smoke',
   summary: 'Run the smoke rehearsal (campaigns/quick.yaml) on the local rig, setting up what is missing',
-  description: `Installs what the rig needs (idempotent), brings up the local rig if none is up,
+  description: `Installs what the rig needs (idempotent; the parts of the campaign's engine and store
+too, so Flink's only for a Flink campaign), brings up the local rig if none is up,
 runs campaigns/quick.yaml (7 of the ${FAULT_KINDS.length} fault kinds: worker-kill, coordinator-kill,
 protocol-point, store-outage, partition, packet-loss, broker-restart; every mandatory
 protocol point; the store-down-during-worker-recovery composition; in about seven minutes;
@@ -59,7 +72,8 @@ failed check stops it, except what smoke sets up itself (the cache), which only 
     const doc = forSmoke(await runDoctor({ hashes: false }));
     console.error(renderDoctor(doc).split('\n').map((l) => `doctor: ${l}`).join('\n'));
     if (!doc.ok) throw new QualError('PRECONDITION', "this machine cannot run the smoke rehearsal yet: fix the FAIL lines above ('clink-qual doctor' checks again)");
-    await install((l) => console.error(`rig install: ${l}`));
+    const file = path.resolve(repoRoot, campaign);
+    await install((l) => console.error(`rig install: ${l}`), smokeInstallAsk(file));
     const { readRigState } = await import('../../rig/state.ts');
     let broughtUp = false;
     try {
@@ -68,7 +82,6 @@ failed check stops it, except what smoke sets up itself (the cache), which only 
       broughtUp = true;
     }
     try {
-      const file = path.resolve(repoRoot, campaign);
       const { runDir, verdict } = await runCampaign({ campaignFile: file, rigUpIfMissing: true, ...(rehearsal ? { rehearsal } : {}) });
       printVerdict(runDir, verdict);
       return verdict.exitCode;

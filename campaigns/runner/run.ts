@@ -26,7 +26,7 @@ import { repoRoot, runsDir } from '../../lib/paths.ts';
 import { RunStore } from '../../lib/run-store.ts';
 import { describeRehearsal, readRehearsal } from '../../reports/rehearsal.ts';
 import { pointLatest } from '../../reports/runs-list.ts';
-import { readManifest } from '../../rig/install.ts';
+import { installForEngine, readManifest } from '../../rig/install.ts';
 import { closeAllRemotes, remoteFor } from '../../rig/ssh.ts';
 import { readRigState, readStoreCredentials } from '../../rig/state.ts';
 import { describeStoreLayout, MINIO_MULTI_DRIVE_ENV, STALE_UPLOADS_EXPIRY, storeDrivesOf, storeKindOf } from '../../rig/store.ts';
@@ -119,7 +119,7 @@ export async function runCampaign(opts: RunOptions): Promise<RunResult> {
 
 /**
  * Everything before the first phase: the campaign loaded and planned (or a stored run's
- * schedule replayed), the rig found or brought up on the campaign's store (a running rig on
+ * schedule replayed), the engine's own parts installed on its first use (Flink's), the rig found or brought up on the campaign's store (a running rig on
  * the other store switched after its preflight, then checked again), the preflight passed, the run's store
  * created with its campaign, plan and provenance. Nothing on the rig is touched before the
  * preflight, and a bad run id or mutant is refused before the rig is even looked at.
@@ -148,6 +148,10 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
   }
   const plan = replayed ? replayed.plan : planCampaign(campaign);
   const rehearsal = opts.rehearsal !== undefined ? readRehearsal(opts.rehearsal) : undefined;
+
+  // The engine's own parts (Flink's jars, job and agent) are installed on its first use, before
+  // any rig work, with rig install's progress lines; Clink needs none beyond the rig's own.
+  await installForEngine(engine.name, (l) => log(`rig install: ${l}`));
 
   // The rig: from an inventory, the live local rig, or (smoke) a local rig brought up now,
   // running the campaign's store (a campaign resolved before stores could be chosen: MinIO).

@@ -1,6 +1,7 @@
 /**
  * Apache Flink as an Engine plug (engine/engine.ts): a Flink 2.2 session cluster on the
- * rig over SSH, started from the jars `rig install` cached (rig/install-flink.ts), with
+ * rig over SSH, started from the jars `rig install --engine flink` cached (rig/install-flink.ts;
+ * a Flink run installs them on its first use, and so does deploy when none did), with
  * ZooKeeper high availability, running the job in engine/flink/job/ (Kafka source from the
  * earliest offset -> lines unchanged -> FileSink to s3://bucket/prefix, exactly-once
  * checkpoints at the campaign's interval) in one of two job profiles (profiles.ts, the
@@ -43,7 +44,7 @@ import type { Remote } from '../../rig/remote.ts';
 import type { HostSpec, StoreCredentials } from '../../rig/types.ts';
 import { serviceDir, servicePid, shQuote, startService, stopService, waitFor } from '../../rig/process.ts';
 import { hostStateDir } from '../../rig/state-fs.ts';
-import { component, readManifest } from '../../rig/install.ts';
+import { component, installForEngine } from '../../rig/install.ts';
 import { FLINK_AGENT_JAR, FLINK_JOB_JAR, FLINK_PINS } from '../../rig/install-flink.ts';
 import { QualError } from '../../lib/errors.ts';
 import { FLINK_PORTS, FLINK_RESTART_DELAY, flinkConfigYaml, log4jProperties, serviceCommand, slotsPerWorker, submitCommand, zooCfg, type FlinkAgentSpec, type FlinkLayout, type FlinkService } from './config.ts';
@@ -268,7 +269,8 @@ class FlinkEngine extends EngineHosts implements Engine {
       throw new QualError('BAD_ARGUMENTS', `flink: unknown mutant '${job.mutant}' (known: ${FLINK_MUTANTS.map((m) => m.name).join(', ')})`);
     }
     if (job.controlledClock) throw new QualError('BAD_ARGUMENTS', 'flink: clock-step faults (a controlled clock) are not supported for Flink');
-    const manifest = readManifest();
+    // Installed on Flink's first use when a campaign has not done it before (a rig test's direct deploy).
+    const manifest = await installForEngine(this.name, (l) => this.log(`rig install: ${l}`));
     const lib = component(manifest, 'flink');
     const plugin = component(manifest, 'flink-s3-fs-hadoop');
     const jobJar = component(manifest, 'flink-job');

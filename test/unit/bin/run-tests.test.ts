@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { failedAssertions, parseTapCounts, parseTestArgs, UsageError } from '../../../bin/run-tests.ts';
+import { failedAssertions, parseTapCounts, parseTestArgs, rigInstallArgs, UsageError } from '../../../bin/run-tests.ts';
 import { repoRoot } from '../../../lib/paths.ts';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'tap');
@@ -90,4 +90,12 @@ t.test('every unit test mirrors a source: test/unit/<dir>/<file>[.<aspect>].test
   walk(unit);
   t.ok(seen > 50, `found the unit tests (${seen})`);
   t.same(strays, [], 'no unit test without its source');
+});
+
+t.test("rig install: Flink's parts only when the Flink rig test will run (CLINK_QUAL_FLINK=1)", async (t) => {
+  t.same(rigInstallArgs({}), ['rig', 'install'], 'a default run (CI) installs no part of Flink');
+  t.same(rigInstallArgs({ CLINK_QUAL_FLINK: '0' }), ['rig', 'install']);
+  t.same(rigInstallArgs({ CLINK_QUAL_FLINK: '1' }), ['rig', 'install', '--engine', 'flink'], 'the Flink rig test: installed in the install step');
+  const gate = readFileSync(path.join(repoRoot, 'test', 'rig', 'flink-cluster.test.ts'), 'utf8');
+  t.match(gate, /process\.env\.CLINK_QUAL_FLINK !== '1'/, 'the Flink rig test is gated on the same variable');
 });

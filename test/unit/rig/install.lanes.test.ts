@@ -1,7 +1,8 @@
 /**
  * rig/install.ts install(): the parts run side by side in lanes, each with its start, its end
  * and its time, and a summary; Maven's parts one at a time; a failing lane lets the others
- * finish before its error is thrown. Run with fake go, mvn, java and apt-get
+ * finish before its error is thrown; Flink's parts only when asked (or already installed), and
+ * installForEngine asks for them on Flink's first use only. Run with fake go, mvn, java and apt-get
  * (test/helpers/fake-tools.ts) in a temporary cache: nothing is fetched or built.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { QualError } from '../../../lib/errors.ts';
-import { install, manifestPath, PINS } from '../../../rig/install.ts';
+import { install, installForEngine, manifestPath, PINS, readManifest } from '../../../rig/install.ts';
 import { fakeTools } from '../../helpers/fake-tools.ts';
 
 const tools = fakeTools();
@@ -33,7 +34,8 @@ function freshCache(t: { teardown(fn: () => void): void }): string {
   return cache;
 }
 
-const PARTS = ['apt packages', 'kafka', 'minio', 'node', 'flink', 'flink-s3-fs-hadoop', 'flink-job', 'flink-agent'];
+const FLINK_PARTS = ['flink', 'flink-s3-fs-hadoop', 'flink-job', 'flink-agent'];
+const PARTS = ['apt packages', 'kafka', 'minio', 'node', ...FLINK_PARTS];
 
 t.test('the Maven lane and the Go lane run at once; each part starts, ends with its time; a summary closes', async (t) => {
   freshCache(t);
@@ -45,7 +47,7 @@ t.test('the Maven lane and the Go lane run at once; each part starts, ends with 
     FAKE_GO_AWAIT: tools.file('mvn-started'),
   });
   const lines: string[] = [];
-  const { manifest, changed } = await install((l) => lines.push(l));
+  const { manifest, changed } = await install((l) => lines.push(l), { engines: ['flink'] });
   t.same(tools.calls().filter((l) => /timed out|overlap/.test(l)), [], 'no tool waited in vain; never two Maven at once');
   t.same(
     manifest.components.map((c) => c.name),
@@ -78,7 +80,7 @@ t.test('a failing lane: the other lanes finish, then its error is thrown; the su
   freshCache(t);
   process.env.FAKE_GO_FAIL = 'no route to proxy.golang.org';
   const lines: string[] = [];
-  const err = await install((l) => lines.push(l)).then(
+  const err = await install((l) => lines.push(l), { engines: ['flink'] }).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -88,4 +90,64 @@ t.test('a failing lane: the other lanes finish, then its error is thrown; the su
   t.ok(lines.some((l) => /^flink-agent: installed \(/.test(l)), 'the Maven lane ran to its end');
   t.match(lines.at(-1), /^failed after \d+\.\d s: .*minio \d+\.\d s \(failed\)/);
   t.notOk(existsSync(manifestPath()), 'no manifest from a failed install');
+});
+
+t.test("a plain install leaves Flink out; --engine flink adds it; later plain installs keep it checked", async (t) => {
+  freshCache(t);
+  const lines: string[] = [];
+  const before = tools.calls('mvn').length;
+  const first = await install((l) => lines.push(l));
+  t.same(first.manifest.components.map((c) => c.name), [...PINS.debianPackages, 'kafka', 'minio', 'node'], 'only what every run needs');
+  const mvnCalls = tools.calls('mvn').slice(before);
+  t.equal(mvnCalls.length, 1, "one Maven run: Kafka's");
+  t.match(mvnCalls[0], /\(in kafka-/, 'in the Kafka directory; none fetches Flink\'s jars or builds its job or agent');
+  for (const part of FLINK_PARTS) t.notOk(lines.includes(`${part}: start`), `${part} does not run`);
+  t.match(lines.at(-1), /^done in \d+\.\d s: apt packages \d+\.\d s, kafka \d+\.\d s, minio \d+\.\d s, node \d+\.\d s$/, 'the summary names only the parts that ran');
+
+  const withFlink = await install(() => {}, { engines: ['flink'] });
+  t.same(withFlink.changed, FLINK_PARTS, 'asked for: Flink\'s four parts installed, nothing else changed');
+  const mvn = tools.calls('mvn').length;
+  const again: string[] = [];
+  const later = await install((l) => again.push(l));
+  t.same(later.manifest.components.map((c) => c.name), withFlink.manifest.components.map((c) => c.name), 'a later plain install keeps Flink in the manifest');
+  t.same(later.changed, []);
+  t.equal(tools.calls('mvn').length, mvn, 'found in place: no Maven');
+  for (const part of FLINK_PARTS) t.ok(again.some((l) => new RegExp(`^${part}: in place \\(`).test(l)), `${part} checked: in place`);
+});
+
+t.test('--all installs the optional parts: Flink and SeaweedFS', async (t) => {
+  freshCache(t);
+  const lines: string[] = [];
+  // The fake go knows only `go install`, so SeaweedFS's go mod download fails: that it was tried is what shows it was asked for.
+  const err = await install((l) => lines.push(l), { all: true }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(err instanceof QualError, 'seaweedfs was built (and failed on the fake go)');
+  t.ok(lines.includes('seaweedfs: start'), 'seaweedfs ran');
+  for (const part of FLINK_PARTS) t.ok(lines.some((l) => new RegExp(`^${part}: installed \\(`).test(l)), `${part} installed`);
+});
+
+t.test("installForEngine: Flink's parts on its first use, then nothing; Clink needs none; nothing installed is an error", async (t) => {
+  freshCache(t);
+  await t.rejects(installForEngine('flink'), /nothing is installed yet/, 'no manifest: an error naming rig install');
+  await install(() => {});
+  const mvn = tools.calls('mvn').length;
+  const clink = await installForEngine('clink');
+  t.equal(tools.calls('mvn').length, mvn, 'Clink: nothing installed');
+  t.notOk(clink.components.some((c) => c.name.startsWith('flink')), 'and no Flink component in its manifest');
+  const lines: string[] = [];
+  const flink = await installForEngine('flink', (l) => lines.push(l));
+  t.match(lines[0], /^engine flink: first use on this machine, installing its parts \(flink, flink-s3-fs-hadoop, flink-job, flink-agent\)/);
+  for (const part of FLINK_PARTS) {
+    t.ok(lines.includes(`${part}: start`), `${part}: the same progress lines as rig install`);
+    t.ok(flink.components.some((c) => c.name === part), `${part} in the manifest returned`);
+  }
+  t.same(readManifest().components.map((c) => c.name), flink.components.map((c) => c.name), 'and written');
+  const calls = tools.calls('mvn').length;
+  const quiet: string[] = [];
+  const second = await installForEngine('flink', (l) => quiet.push(l));
+  t.same(quiet, [], 'the second use installs nothing and says nothing');
+  t.equal(tools.calls('mvn').length, calls, 'no Maven');
+  t.same(second, flink);
 });
