@@ -23,6 +23,8 @@ import type { ResourceSampler } from './resources.ts';
 export interface RunOutcome {
   gate: GateResult | null;
   drainConverged: boolean;
+  /** Why the drain ended before its deadline, unconverged, when it did (campaigns/runner/drain-stall.ts). */
+  drainStalled?: string;
   settleWarning?: string;
   recount: Recount | null;
   recountError?: string;

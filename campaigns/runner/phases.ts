@@ -5,7 +5,8 @@
  *   gate      the pipeline shown working, one fault landed and recovered (no soak without it)
  *   soak      the planned faults at their times, for the soak's length
  *   drain     the input stopped, every fault healed (but those held through the recount), wait
- *             until everything produced is committed
+ *             until everything produced is committed (or, on a run the oracle has already shown
+ *             wrong, until nothing has moved over several checkpoints: drain-stall.ts)
  *   settle    idle checkpoints with no input left, the engine stopped, the bucket's last sample
  *   wrap-up   always, even after an abort: heal, collect logs, count pending uploads, stop
  *   recount   the input audit finished (it has tailed the topic since deploy, so only the
@@ -38,6 +39,7 @@
  * (reports/faults.ts summaryByKind) and says so.
  */
 import { zombieTrails } from './zombies.ts';
+import { DRAIN_STALL, DrainStall } from './drain-stall.ts';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -192,18 +194,29 @@ export const drain: Phase = async (ctx) => {
   await asker.ask();
   await sampler.stop();
   const target = producer.total;
+  // A run the oracle has already shown wrong, on which nothing moves any more, ends here rather than at the deadline.
+  const stall = new DrainStall();
+  let stalledAt: { stillS: number; checkpoints: number | undefined } | undefined;
   const end = await poll(
     async () => {
       await asker.askEvery(DRAIN_ASK_AGAIN_MS);
       const s = await sampler.sample(ctx.signal);
       if (s.stuck) return 'stuck' as const;
-      return s.events >= target ? ('converged' as const) : undefined;
+      if (s.events >= target) return 'converged' as const;
+      if (stall.observe(s, Date.now())) {
+        stalledAt = { stillS: stall.stillS(Date.now()), checkpoints: s.checkpoints };
+        return 'stalled' as const;
+      }
+      return undefined;
     },
     { deadlineMs: campaign.deadlines.drainS * 1000, intervalMs: 2000, signal: ctx.signal },
   );
   if (end === 'stuck') ctx.out.stuck = sampler.stuckError?.message ?? 'a sample could not complete';
   ctx.out.drainConverged = end === 'converged';
-  log(ctx.out.drainConverged ? `drain converged: ${sampler.last?.events} of ${target} events committed` : `drain did NOT converge: ${sampler.last?.events} of ${target} committed`);
+  if (end === 'stalled' && stalledAt) {
+    ctx.out.drainStalled = `ended early, the run already shown wrong by the oracle and nothing committed for ${stalledAt.stillS.toFixed(1)} s over ${DRAIN_STALL.checkpoints} or more completed checkpoints (${sampler.last?.events} of ${target} committed)`;
+  }
+  log(ctx.out.drainConverged ? `drain converged: ${sampler.last?.events} of ${target} events committed` : ctx.out.drainStalled ? `drain did NOT converge: ${ctx.out.drainStalled}` : `drain did NOT converge: ${sampler.last?.events} of ${target} committed`);
   ctx.throwIfAborted();
 };
 
@@ -356,6 +369,7 @@ export function decide(ctx: RunContext): Verdict {
     ...(o.recountError ? { recountError: o.recountError } : {}),
     produced: ctx.producer?.total ?? 0,
     drainConverged: o.drainConverged,
+    ...(o.drainStalled ? { drainStalled: o.drainStalled } : {}),
     pendingUploads: o.pendingUploads,
     ...(o.stuck ? { stuckOracle: o.stuck } : {}),
     ...(o.settleWarning ? { settleWarning: o.settleWarning } : {}),
