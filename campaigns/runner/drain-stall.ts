@@ -13,7 +13,8 @@
  *  - a counter of the oracle's is above zero in the latest sample: the run is a FAIL whatever
  *    the drain does (a correct run has every counter at zero and always waits the deadline);
  *  - neither the committed objects nor the distinct committed events moved for at least
- *    `minS` seconds;
+ *    `minS` seconds, two and a half of the campaign's checkpoint intervals (15 s in
+ *    mutants.yaml: a quarter of its 60 s drain deadline);
  *  - at least `checkpoints` more checkpoints completed in that time (the engine ran and its
  *    barriers went through every subtask, each a chance to commit, and committed nothing).
  * The drain still counts as not converged (a liveness reason beside the safety ones).
@@ -26,15 +27,20 @@ export interface DrainStallRule {
   checkpoints: number;
 }
 
-/** The rule the drain uses: 15 s and 3 completed checkpoints (the drain asks for one every 2 s). */
-export const DRAIN_STALL: DrainStallRule = { minS: 15, checkpoints: 3 };
+/** Completed checkpoints with nothing committed before an unsafe drain ends (the drain asks for one every 2 s). */
+export const DRAIN_STALL_CHECKPOINTS = 3;
+
+/** The rule the drain uses for a campaign's checkpoint interval: 2.5 intervals and 3 completed checkpoints. */
+export function drainStallRule(checkpointIntervalS: number): DrainStallRule {
+  return { minS: 2.5 * checkpointIntervalS, checkpoints: DRAIN_STALL_CHECKPOINTS };
+}
 
 /** Follows the drain's samples; `stalled` says when the drain may end early (see the module comment). */
 export class DrainStall {
   readonly #rule: DrainStallRule;
   #since: { atMs: number; objects: number; events: number; checkpoints: number | undefined } | undefined;
 
-  constructor(rule: DrainStallRule = DRAIN_STALL) {
+  constructor(rule: DrainStallRule) {
     this.#rule = rule;
   }
 

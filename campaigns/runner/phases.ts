@@ -39,7 +39,7 @@
  * (reports/faults.ts summaryByKind) and says so.
  */
 import { zombieTrails } from './zombies.ts';
-import { DRAIN_STALL, DrainStall } from './drain-stall.ts';
+import { DrainStall, drainStallRule } from './drain-stall.ts';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -195,8 +195,9 @@ export const drain: Phase = async (ctx) => {
   await sampler.stop();
   const target = producer.total;
   // A run the oracle has already shown wrong, on which nothing moves any more, ends here rather than at the deadline.
-  const stall = new DrainStall();
-  let stalledAt: { stillS: number; checkpoints: number | undefined } | undefined;
+  const stallRule = drainStallRule(campaign.workload.checkpointIntervalS);
+  const stall = new DrainStall(stallRule);
+  let stalledS: number | undefined;
   const end = await poll(
     async () => {
       await asker.askEvery(DRAIN_ASK_AGAIN_MS);
@@ -204,7 +205,7 @@ export const drain: Phase = async (ctx) => {
       if (s.stuck) return 'stuck' as const;
       if (s.events >= target) return 'converged' as const;
       if (stall.observe(s, Date.now())) {
-        stalledAt = { stillS: stall.stillS(Date.now()), checkpoints: s.checkpoints };
+        stalledS = stall.stillS(Date.now());
         return 'stalled' as const;
       }
       return undefined;
@@ -213,8 +214,8 @@ export const drain: Phase = async (ctx) => {
   );
   if (end === 'stuck') ctx.out.stuck = sampler.stuckError?.message ?? 'a sample could not complete';
   ctx.out.drainConverged = end === 'converged';
-  if (end === 'stalled' && stalledAt) {
-    ctx.out.drainStalled = `ended early, the run already shown wrong by the oracle and nothing committed for ${stalledAt.stillS.toFixed(1)} s over ${DRAIN_STALL.checkpoints} or more completed checkpoints (${sampler.last?.events} of ${target} committed)`;
+  if (end === 'stalled' && stalledS !== undefined) {
+    ctx.out.drainStalled = `ended early, the run already shown wrong by the oracle and nothing committed for ${stalledS.toFixed(1)} s over ${stallRule.checkpoints} or more completed checkpoints (${sampler.last?.events} of ${target} committed)`;
   }
   log(ctx.out.drainConverged ? `drain converged: ${sampler.last?.events} of ${target} events committed` : ctx.out.drainStalled ? `drain did NOT converge: ${ctx.out.drainStalled}` : `drain did NOT converge: ${sampler.last?.events} of ${target} committed`);
   ctx.throwIfAborted();

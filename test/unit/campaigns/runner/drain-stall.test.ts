@@ -4,15 +4,16 @@
  * engine completed the rule's checkpoints meanwhile. Anything that moves starts the wait over.
  */
 import t from 'tap';
-import { DRAIN_STALL, DrainStall } from '../../../../campaigns/runner/drain-stall.ts';
+import { DrainStall, drainStallRule } from '../../../../campaigns/runner/drain-stall.ts';
 import { zeroCounters } from '../../../../lib/evidence.ts';
 
 const rule = { minS: 15, checkpoints: 3 };
 const unsafe = { ...zeroCounters(), gaps: 3604 };
 const s = (events: number, checkpoints: number | undefined, counters = unsafe, objects = 68) => ({ objects, events, counters, checkpoints });
 
-t.test('the rule the drain uses: 15 s and 3 checkpoints', async (t) => {
-  t.same(DRAIN_STALL, { minS: 15, checkpoints: 3 });
+t.test('the rule the drain uses: 2.5 checkpoint intervals and 3 checkpoints (15 s in mutants.yaml, 6 s intervals)', async (t) => {
+  t.same(drainStallRule(6), { minS: 15, checkpoints: 3 });
+  t.same(drainStallRule(8), { minS: 20, checkpoints: 3 });
 });
 
 t.test('an unsafe run frozen for 15 s over 3 checkpoints stalls; not a moment before', async (t) => {

@@ -154,6 +154,42 @@ function drainWith(ctx: RunContext, target: number, step: number, stuckAt?: numb
   } as never;
 }
 
+/** A drain whose committed count is frozen at `events` while the engine keeps completing checkpoints. */
+function frozenDrain(ctx: RunContext, target: number, events: number, counters: ReturnType<typeof zeroCounters>) {
+  let checkpoints = 10;
+  ctx.producer = { total: target, stop: async () => {}, produced: () => [target] } as never;
+  ctx.sampler = {
+    stop: async () => {},
+    get last() {
+      return { events };
+    },
+    sample: async () => ({ objects: 7, events, counters, checkpoints: (checkpoints += 2), stuck: false }),
+  } as never;
+}
+
+t.test('drain: a run already shown wrong, frozen over 2.5 checkpoint intervals and 3 checkpoints, ends early; a clean one waits the deadline', async (t) => {
+  const lines: string[] = [];
+  const unsafe = context('drain-stall1', undefined, 20, { log: (l) => lines.push(l) });
+  t.teardown(() => unsafe.close());
+  frozenDrain(unsafe, 100, 60, { ...zeroCounters(), gaps: 40 });
+  const started = Date.now();
+  await drain(unsafe);
+  const tookS = (Date.now() - started) / 1000;
+  t.equal(unsafe.out.drainConverged, false, 'still not converged');
+  t.ok(tookS >= 2.5 && tookS < 10, `ended after ${tookS} s, not at the 20 s deadline`);
+  t.match(unsafe.out.drainStalled, /^ended early, the run already shown wrong by the oracle and nothing committed for \d+\.\d s over 3 or more completed checkpoints \(60 of 100 committed\)$/);
+  t.match(lines.join('\n'), /drain did NOT converge: ended early/);
+
+  const clean = context('drain-stall2', undefined, 4);
+  t.teardown(() => clean.close());
+  frozenDrain(clean, 100, 60, zeroCounters());
+  const cleanStart = Date.now();
+  await drain(clean);
+  t.equal(clean.out.drainConverged, false);
+  t.equal(clean.out.drainStalled, undefined, 'every counter zero: no early end');
+  t.ok(Date.now() - cleanStart >= 4000, 'it waited the whole deadline');
+});
+
 t.test('drain: converges when everything produced is committed, and writes produced.json', async (t) => {
   const ctx = context('drain1');
   t.teardown(() => ctx.close());
