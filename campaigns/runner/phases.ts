@@ -37,6 +37,11 @@
  * fault's (g001) recovery time is measured to a requested checkpoint, so it is shorter than
  * a soak fault's would be; the report leaves it out of its kind's recovery median and max
  * (reports/faults.ts summaryByKind) and says so.
+ *
+ * The gate sees its conditions on the engine's health poll and on its own probes; during the
+ * gate the health poll runs every GATE_HEALTH_POLL_MS (500 ms) and the probes every
+ * GATE_POLL_MS (250 ms), not every 2 s and 1 s, which at d7fcea3 left 2–4 s of a 7–9 s gate
+ * seeing what had already happened; the soak polls at the run's cadence again.
  */
 import { zombieTrails } from './zombies.ts';
 import { DrainStall, drainStallRule } from './drain-stall.ts';
@@ -62,7 +67,7 @@ import type { RigState } from '../../rig/types.ts';
 import type { FaultContext } from '../../chaos/fault.ts';
 import type { ResolvedCampaign } from '../types.ts';
 import { MANDATORY_FAULT_POINTS } from '../types.ts';
-import type { RunContext } from './context.ts';
+import { GATE_HEALTH_POLL_MS, HEALTH_POLL_MS, type RunContext } from './context.ts';
 import { recountAroundHeld } from './held-recount.ts';
 import { countPendingUploads } from './pending-uploads.ts';
 import { ResourceSampler, readResources } from './resources.ts';
@@ -156,7 +161,13 @@ export const gate: Phase = async (ctx) => {
   const { campaign, engine, store, log } = ctx.run;
   ctx.enterPhase('gate');
   const healed = (faultId: string) => ctx.chaos.some((r) => r.faultId === faultId && r.phase === 'healed');
-  ctx.out.gate = await runGate(campaign, engine, ctx.controller, () => ctx.producer!.total, () => ctx.sampler!.last?.objects ?? 0, () => ctx.health, ctx.signal, log, { healed });
+  // The gate's conditions are seen on the health poll: faster during the gate, back to the run's cadence for the soak.
+  await ctx.pollHealthEvery(GATE_HEALTH_POLL_MS);
+  try {
+    ctx.out.gate = await runGate(campaign, engine, ctx.controller, () => ctx.producer!.total, () => ctx.sampler!.last?.objects ?? 0, () => ctx.health, ctx.signal, log, { healed });
+  } finally {
+    await ctx.pollHealthEvery(HEALTH_POLL_MS);
+  }
   store.write('gate', ctx.out.gate);
   ctx.throwIfAborted();
   log(ctx.out.gate.passed ? 'gate passed: soak begins' : 'GATE FAILED: no soak');
@@ -387,6 +398,8 @@ export function decide(ctx: RunContext): Verdict {
   return verdict;
 }
 
+/** How often the gate looks at its current condition again (ms). */
+export const GATE_POLL_MS = 250;
 /** How often the drain asks again for a checkpoint while it has not converged (ms). */
 export const DRAIN_ASK_AGAIN_MS = 2000;
 /** How often the gate and the settle ask again while the checkpoint they wait for has not completed (ms). */
@@ -501,7 +514,7 @@ export async function runGate(
   const asker = new CheckpointAsker(engine, 'gate', log);
   const waitUntil = async (name: string, probe: () => Promise<string | null>): Promise<boolean> => {
     let last = 'not seen';
-    const ev = await poll(probe, { until: deadline, intervalMs: 1000, signal, ignoreErrors: true, onError: (err) => (last = (err as Error).message) });
+    const ev = await poll(probe, { until: deadline, intervalMs: GATE_POLL_MS, signal, ignoreErrors: true, onError: (err) => (last = (err as Error).message) });
     if (ev !== undefined) {
       conditions.push({ name, passed: true, evidence: ev });
       log(`gate: ${name} — ${ev}`);

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { ChaosController } from '../../../../chaos/controller.ts';
-import { RunContext, type RunInputs } from '../../../../campaigns/runner/context.ts';
-import { CheckpointAsker, drain, gate, runGate, settle, soak, waitCheckpoints } from '../../../../campaigns/runner/phases.ts';
+import { GATE_HEALTH_POLL_MS, HEALTH_POLL_MS, RunContext, type RunInputs } from '../../../../campaigns/runner/context.ts';
+import { CheckpointAsker, drain, GATE_POLL_MS, gate, runGate, settle, soak, waitCheckpoints } from '../../../../campaigns/runner/phases.ts';
 import { Progress } from '../../../../campaigns/runner/progress.ts';
 import type { EngineHealth } from '../../../../engine/engine.ts';
 import { zeroCounters, type PlannedFault } from '../../../../lib/evidence.ts';
@@ -316,6 +316,36 @@ t.test('gate: the job\'s first completed checkpoint is asked for, and a checkpoi
   await sleepMs(1500);
   t.equal(e.asks.length, n, 'nothing asked once the gate is over');
   t.match(lines.join('\n'), /gate: asking the engine for a checkpoint now/);
+});
+
+t.test('gate phase: the health poll runs at the gate\'s cadence during the gate, at the run\'s after it', async (t) => {
+  let during: number | undefined;
+  const ctx = context('gate-cadence', undefined, 5, {
+    engine: { ...engine(['w1'], [{ host: 'w1', line: 'open: family=s3_2pc_sink a' }]), health: async () => health(2) },
+    controller: (c) => ({
+      async runOne(f: PlannedFault) {
+        during = c.healthPollMs;
+        return { fault: f, landed: true, healed: true, recovered: true, recoveryS: 1 };
+      },
+    }),
+  });
+  t.teardown(() => ctx.close());
+  const started = Date.now();
+  // The input flows 100 ms in: the gate sees it on its next probe, 250 ms apart (1 s before).
+  ctx.producer = {
+    get total() {
+      return Date.now() - started >= 100 ? 10 : 0;
+    },
+  } as never;
+  ctx.sampler = { last: { objects: 3 } } as never;
+  ctx.startHealthPolling();
+  await gate(ctx);
+  t.equal(ctx.out.gate!.passed, true);
+  t.equal(during, GATE_HEALTH_POLL_MS, 'every 500 ms while the gate fault ran');
+  t.equal(ctx.healthPollMs, HEALTH_POLL_MS, 'every 2 s again for the soak');
+  const tookMs = Date.now() - started;
+  t.ok(tookMs >= 100 && tookMs < 900, `input seen on the next 250 ms probe: the gate took ${tookMs} ms, not a 1 s probe's`);
+  t.equal(GATE_POLL_MS, 250);
 });
 
 t.test('gate: a request that throws falls back to the periodic checkpoint', async (t) => {
