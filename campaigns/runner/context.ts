@@ -79,6 +79,7 @@ export class RunContext {
   phaseStartMs = Date.now();
   readonly #seenCheckpoints = new Set<number>();
   #healthTimer: NodeJS.Timeout | undefined;
+  #polling = false;
   /** How often the engine's health is polled now (ms); undefined while it is not. */
   healthPollMs: number | undefined;
   readonly #detach: (() => void)[] = [];
@@ -191,7 +192,12 @@ export class RunContext {
   /** Polls the engine's health every `everyMs` from now on (a poll already running is replaced). */
   startHealthPolling(everyMs = HEALTH_POLL_MS): void {
     this.stopHealthPolling();
-    this.#healthTimer = setInterval(() => void this.pollHealth(), everyMs);
+    // A tick while the last poll is still out is skipped: at 500 ms a slow SSH answer would otherwise pile polls up.
+    this.#healthTimer = setInterval(() => {
+      if (this.#polling) return;
+      this.#polling = true;
+      void this.pollHealth().finally(() => (this.#polling = false));
+    }, everyMs);
     this.healthPollMs = everyMs;
   }
 

@@ -86,3 +86,38 @@ t.test('the health poll: started at the run cadence, faster on request only whil
   ctx.stopHealthPolling();
   t.equal(ctx.healthPollMs, undefined);
 });
+
+t.test('the health poll skips a tick while the last poll is still out', async (t) => {
+  let calls = 0;
+  let out = 0;
+  let most = 0;
+  const store = new RunStore(path.join(tmp, 'slow'), { fresh: true });
+  const inputs = {
+    runId: 'slow',
+    campaign: { workload: { soakS: 60, checkpointIntervalS: 1 }, gate: { deadlineS: 5, fault: 'worker-kill' }, deadlines: { drainS: 5, recountS: 5 } },
+    engine: {
+      health: async () => {
+        calls++;
+        most = Math.max(most, ++out);
+        await new Promise((r) => setTimeout(r, 350)); // an SSH answer slower than the 100 ms cadence
+        out--;
+        return { running: true, epoch: 1, completedCheckpoints: 0, lastCompletedCheckpointId: null, lastCompletedAt: null };
+      },
+    },
+    rig: { hosts: [] },
+    remote: () => {
+      throw new Error('no host');
+    },
+    plan: [],
+    store,
+    progress: new Progress({ isTTY: false, write: () => true } as never),
+    log: () => {},
+  } as unknown as RunInputs;
+  const ctx = new RunContext(inputs, () => ({ healActive: async () => {} }) as unknown as ChaosController);
+  t.teardown(() => ctx.close());
+  ctx.startHealthPolling(100);
+  await new Promise((r) => setTimeout(r, 1100));
+  ctx.stopHealthPolling();
+  t.equal(most, 1, 'never two polls out at once');
+  t.ok(calls >= 2 && calls <= 4, `${calls} polls of 350 ms in 1.1 s, not 10`);
+});
