@@ -163,6 +163,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
     recountAgrees: agrees,
     pendingUploads: v.pendingUploads,
     drainConverged: v.drainConverged,
+    ...(!v.drainConverged && v.drainStalled ? { drainStalled: v.drainStalled } : {}),
     uncoveredFaultPoints: uncovered,
     startedAt: v.startedAt,
     endedAt: v.endedAt,

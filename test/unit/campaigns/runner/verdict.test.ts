@@ -55,6 +55,8 @@ t.test('a drain that ended early (drain-stall.ts) says so in its reason, still a
   t.equal(v.verdict, 'FAIL');
   t.ok(v.reasons.includes(`the drain did not converge: ${why}`), v.reasons.join('; '));
   t.notOk(v.reasons.includes('the drain did not converge before its deadline'), 'not the deadline: it did not wait for it');
+  t.equal(v.drainStalled, why, 'verdict.json says why, for the report');
+  t.notOk('drainStalled' in decideVerdict(base({ drainConverged: false })), 'absent when the drain waited its deadline');
   const classes = Object.fromEntries((v.classifiedReasons ?? []).map((r) => [r.reason, r.class]));
   t.equal(classes[`the drain did not converge: ${why}`], 'liveness');
   t.equal(classes['oracle: gaps = 3604'], 'safety', 'the oracle still shows it wrong');
