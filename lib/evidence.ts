@@ -351,6 +351,8 @@ export interface Verdict extends Partial<VerdictSubject> {
   recountAgrees: boolean;
   pendingUploads: number;
   drainConverged: boolean;
+  /** Why the drain ended before its deadline, unconverged, when it did (campaigns/runner/drain-stall.ts). */
+  drainStalled?: string;
   uncoveredFaultPoints: string[];
   startedAt: string;
   endedAt: string;

@@ -444,7 +444,7 @@ function outcome(x: Ctx): string[] {
   }
   if (v) {
     out.push(
-      `${v.recountAgrees ? 'The recount agrees with the oracle' : 'The recount does NOT agree with the oracle'}; the drain ${v.drainConverged ? 'converged: everything produced was committed before its deadline' : 'did not converge before its deadline'}.${r ? ` The recount took ${fmtDuration(r.durationS)}.` : ''}`,
+      `${v.recountAgrees ? 'The recount agrees with the oracle' : 'The recount does NOT agree with the oracle'}; the drain ${v.drainConverged ? 'converged: everything produced was committed before its deadline' : v.drainStalled ? `did not converge: it ${v.drainStalled}` : 'did not converge before its deadline'}.${r ? ` The recount took ${fmtDuration(r.durationS)}.` : ''}`,
       '',
     );
     if (r?.perPartition.length) {

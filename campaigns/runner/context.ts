@@ -19,10 +19,17 @@ import type { OverriddenCampaign } from '../overrides.ts';
 import { progressTiming, type Progress } from './progress.ts';
 import type { ResourceSampler } from './resources.ts';
 
+/** How often the run polls the engine's health (ms): the soak's recovery times are measured on it. */
+export const HEALTH_POLL_MS = 2000;
+/** How often the gate polls it (ms): its conditions are seen within half a second of happening, not two. */
+export const GATE_HEALTH_POLL_MS = 500;
+
 /** What the phases find out; the verdict is decided from it. */
 export interface RunOutcome {
   gate: GateResult | null;
   drainConverged: boolean;
+  /** Why the drain ended before its deadline, unconverged, when it did (campaigns/runner/drain-stall.ts). */
+  drainStalled?: string;
   settleWarning?: string;
   recount: Recount | null;
   recountError?: string;
@@ -72,6 +79,9 @@ export class RunContext {
   phaseStartMs = Date.now();
   readonly #seenCheckpoints = new Set<number>();
   #healthTimer: NodeJS.Timeout | undefined;
+  #polling = false;
+  /** How often the engine's health is polled now (ms); undefined while it is not. */
+  healthPollMs: number | undefined;
   readonly #detach: (() => void)[] = [];
 
   readonly run: RunInputs;
@@ -179,13 +189,33 @@ export class RunContext {
     });
   }
 
-  startHealthPolling(everyMs = 2000): void {
-    this.#healthTimer = setInterval(() => void this.pollHealth(), everyMs);
+  /** Polls the engine's health every `everyMs` from now on (a poll already running is replaced). */
+  startHealthPolling(everyMs = HEALTH_POLL_MS): void {
+    this.stopHealthPolling();
+    // A tick while the last poll is still out is skipped: at 500 ms a slow SSH answer would otherwise pile polls up.
+    this.#healthTimer = setInterval(() => {
+      if (this.#polling) return;
+      this.#polling = true;
+      void this.pollHealth().finally(() => (this.#polling = false));
+    }, everyMs);
+    this.healthPollMs = everyMs;
+  }
+
+  /**
+   * Polls every `everyMs` from now on if the health poll is running, and polls once now; does
+   * nothing when it is not (stopped, or never started). The gate polls faster than the rest of
+   * the run (GATE_HEALTH_POLL_MS), then goes back to HEALTH_POLL_MS.
+   */
+  async pollHealthEvery(everyMs: number): Promise<void> {
+    if (!this.#healthTimer || this.healthPollMs === everyMs) return;
+    this.startHealthPolling(everyMs);
+    await this.pollHealth();
   }
 
   stopHealthPolling(): void {
     if (this.#healthTimer) clearInterval(this.#healthTimer);
     this.#healthTimer = undefined;
+    this.healthPollMs = undefined;
   }
 
   /** Detaches the signal handlers (the run is over). */

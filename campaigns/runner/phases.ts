@@ -5,7 +5,8 @@
  *   gate      the pipeline shown working, one fault landed and recovered (no soak without it)
  *   soak      the planned faults at their times, for the soak's length
  *   drain     the input stopped, every fault healed (but those held through the recount), wait
- *             until everything produced is committed
+ *             until everything produced is committed (or, on a run the oracle has already shown
+ *             wrong, until nothing has moved over several checkpoints: drain-stall.ts)
  *   settle    idle checkpoints with no input left, the engine stopped, the bucket's last sample
  *   wrap-up   always, even after an abort: heal, collect logs, count pending uploads, stop
  *   recount   the input audit finished (it has tailed the topic since deploy, so only the
@@ -36,8 +37,14 @@
  * fault's (g001) recovery time is measured to a requested checkpoint, so it is shorter than
  * a soak fault's would be; the report leaves it out of its kind's recovery median and max
  * (reports/faults.ts summaryByKind) and says so.
+ *
+ * The gate sees its conditions on the engine's health poll and on its own probes; during the
+ * gate the health poll runs every GATE_HEALTH_POLL_MS (500 ms) and the probes every
+ * GATE_POLL_MS (250 ms), not every 2 s and 1 s, which at d7fcea3 left 2–4 s of a 7–9 s gate
+ * seeing what had already happened; the soak polls at the run's cadence again.
  */
 import { zombieTrails } from './zombies.ts';
+import { DrainStall, drainStallRule } from './drain-stall.ts';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -60,7 +67,7 @@ import type { RigState } from '../../rig/types.ts';
 import type { FaultContext } from '../../chaos/fault.ts';
 import type { ResolvedCampaign } from '../types.ts';
 import { MANDATORY_FAULT_POINTS } from '../types.ts';
-import type { RunContext } from './context.ts';
+import { GATE_HEALTH_POLL_MS, HEALTH_POLL_MS, type RunContext } from './context.ts';
 import { recountAroundHeld } from './held-recount.ts';
 import { countPendingUploads } from './pending-uploads.ts';
 import { ResourceSampler, readResources } from './resources.ts';
@@ -154,7 +161,13 @@ export const gate: Phase = async (ctx) => {
   const { campaign, engine, store, log } = ctx.run;
   ctx.enterPhase('gate');
   const healed = (faultId: string) => ctx.chaos.some((r) => r.faultId === faultId && r.phase === 'healed');
-  ctx.out.gate = await runGate(campaign, engine, ctx.controller, () => ctx.producer!.total, () => ctx.sampler!.last?.objects ?? 0, () => ctx.health, ctx.signal, log, { healed });
+  // The gate's conditions are seen on the health poll: faster during the gate, back to the run's cadence for the soak.
+  await ctx.pollHealthEvery(GATE_HEALTH_POLL_MS);
+  try {
+    ctx.out.gate = await runGate(campaign, engine, ctx.controller, () => ctx.producer!.total, () => ctx.sampler!.last?.objects ?? 0, () => ctx.health, ctx.signal, log, { healed });
+  } finally {
+    await ctx.pollHealthEvery(HEALTH_POLL_MS);
+  }
   store.write('gate', ctx.out.gate);
   ctx.throwIfAborted();
   log(ctx.out.gate.passed ? 'gate passed: soak begins' : 'GATE FAILED: no soak');
@@ -192,18 +205,30 @@ export const drain: Phase = async (ctx) => {
   await asker.ask();
   await sampler.stop();
   const target = producer.total;
+  // A run the oracle has already shown wrong, on which nothing moves any more, ends here rather than at the deadline.
+  const stallRule = drainStallRule(campaign.workload.checkpointIntervalS);
+  const stall = new DrainStall(stallRule);
+  let stalledS: number | undefined;
   const end = await poll(
     async () => {
       await asker.askEvery(DRAIN_ASK_AGAIN_MS);
       const s = await sampler.sample(ctx.signal);
       if (s.stuck) return 'stuck' as const;
-      return s.events >= target ? ('converged' as const) : undefined;
+      if (s.events >= target) return 'converged' as const;
+      if (stall.observe(s, Date.now())) {
+        stalledS = stall.stillS(Date.now());
+        return 'stalled' as const;
+      }
+      return undefined;
     },
     { deadlineMs: campaign.deadlines.drainS * 1000, intervalMs: 2000, signal: ctx.signal },
   );
   if (end === 'stuck') ctx.out.stuck = sampler.stuckError?.message ?? 'a sample could not complete';
   ctx.out.drainConverged = end === 'converged';
-  log(ctx.out.drainConverged ? `drain converged: ${sampler.last?.events} of ${target} events committed` : `drain did NOT converge: ${sampler.last?.events} of ${target} committed`);
+  if (end === 'stalled' && stalledS !== undefined) {
+    ctx.out.drainStalled = `ended early, the run already shown wrong by the oracle and nothing committed for ${stalledS.toFixed(1)} s over ${stallRule.checkpoints} or more completed checkpoints (${sampler.last?.events} of ${target} committed)`;
+  }
+  log(ctx.out.drainConverged ? `drain converged: ${sampler.last?.events} of ${target} events committed` : ctx.out.drainStalled ? `drain did NOT converge: ${ctx.out.drainStalled}` : `drain did NOT converge: ${sampler.last?.events} of ${target} committed`);
   ctx.throwIfAborted();
 };
 
@@ -356,6 +381,7 @@ export function decide(ctx: RunContext): Verdict {
     ...(o.recountError ? { recountError: o.recountError } : {}),
     produced: ctx.producer?.total ?? 0,
     drainConverged: o.drainConverged,
+    ...(o.drainStalled ? { drainStalled: o.drainStalled } : {}),
     pendingUploads: o.pendingUploads,
     ...(o.stuck ? { stuckOracle: o.stuck } : {}),
     ...(o.settleWarning ? { settleWarning: o.settleWarning } : {}),
@@ -372,6 +398,8 @@ export function decide(ctx: RunContext): Verdict {
   return verdict;
 }
 
+/** How often the gate looks at its current condition again (ms). */
+export const GATE_POLL_MS = 250;
 /** How often the drain asks again for a checkpoint while it has not converged (ms). */
 export const DRAIN_ASK_AGAIN_MS = 2000;
 /** How often the gate and the settle ask again while the checkpoint they wait for has not completed (ms). */
@@ -486,7 +514,7 @@ export async function runGate(
   const asker = new CheckpointAsker(engine, 'gate', log);
   const waitUntil = async (name: string, probe: () => Promise<string | null>): Promise<boolean> => {
     let last = 'not seen';
-    const ev = await poll(probe, { until: deadline, intervalMs: 1000, signal, ignoreErrors: true, onError: (err) => (last = (err as Error).message) });
+    const ev = await poll(probe, { until: deadline, intervalMs: GATE_POLL_MS, signal, ignoreErrors: true, onError: (err) => (last = (err as Error).message) });
     if (ev !== undefined) {
       conditions.push({ name, passed: true, evidence: ev });
       log(`gate: ${name} — ${ev}`);

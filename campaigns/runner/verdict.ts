@@ -27,6 +27,8 @@ export interface VerdictInput {
   recountError?: string;
   produced: number;
   drainConverged: boolean;
+  /** Why the drain ended before its deadline, unconverged, when it did (campaigns/runner/drain-stall.ts). */
+  drainStalled?: string;
   pendingUploads: number;
   stuckOracle?: string;
   /** Set when no idle checkpoint completed after the drain (a warning: idle barriers were not exercised). */
@@ -125,7 +127,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
     if (v.recount && v.recount.distinctEvents !== v.produced) reasons.push(`recount: ${v.recount.distinctEvents} distinct events committed of ${v.produced} produced`);
     for (const p of uncovered) reasons.push(`mandatory protocol point not covered: ${p}`);
     for (const id of notRecovered) reasons.push(`fault ${id} had no recovery within its deadline`);
-    if (!v.drainConverged) reasons.push('the drain did not converge before its deadline');
+    if (!v.drainConverged) reasons.push(v.drainStalled ? `the drain did not converge: ${v.drainStalled}` : 'the drain did not converge before its deadline');
     if (v.stuckOracle) reasons.push(`stuck oracle: ${v.stuckOracle}`);
     // A fault that did not land is not survived; it fails the run only through what it leaves uncovered (above).
     for (const id of notLanded) warnings.push(`fault ${id} did not land and is not counted as survived`);
@@ -161,6 +163,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
     recountAgrees: agrees,
     pendingUploads: v.pendingUploads,
     drainConverged: v.drainConverged,
+    ...(!v.drainConverged && v.drainStalled ? { drainStalled: v.drainStalled } : {}),
     uncoveredFaultPoints: uncovered,
     startedAt: v.startedAt,
     endedAt: v.endedAt,

@@ -87,6 +87,37 @@ t.test('campaigns/mutants.yaml: every mutant has its own schedule, resolved for 
   }
 });
 
+/**
+ * When each mutant run's last fault recovered, in seconds into its soak, in CI's kill table at
+ * d7fcea3 (chaos.jsonl of each run; docs/mutants.md, "Where the kill table's time goes").
+ */
+const LAST_RECOVERY_S: Record<string, number> = {
+  'commit-at-prepare': 36,
+  'nosuchupload-rewrite': 28,
+  'drop-restored-handles': 54,
+  'abort-on-unknown': 58,
+  'keys-reused': 34,
+  'zero-byte-commit': 16,
+  'no-fencing': 51,
+  'offsets-off-by-one': 33,
+  'stall-flush': 63,
+  'latest-by-wallclock': 83,
+  'torn-log-append': 119,
+  'trust-existing-object': 59,
+  'unchecked-log': 42,
+};
+
+t.test('campaigns/mutants.yaml: a soak shorter than 90 s leaves 25 s after the last recovery measured in CI', async (t) => {
+  const { campaign: c } = loadForEngine(FILE);
+  t.same(Object.keys(LAST_RECOVERY_S).sort(), [...CLINK_MUTANT_NAMES].sort(), 'a measurement for every mutant');
+  for (const m of CLINK_MUTANTS) {
+    const soakS = campaignForMutant(c, m.name).workload.soakS;
+    // The soaks not cut since d7fcea3 (90 s and more) are as that run had them; a cut one keeps four checkpoint intervals after both exposures.
+    if (soakS < 90) t.ok(soakS >= LAST_RECOVERY_S[m.name] + 25, `${m.name}: soak ${soakS} s >= last recovery ${LAST_RECOVERY_S[m.name]} s + 25 s`);
+    t.ok(soakS > LAST_RECOVERY_S[m.name], `${m.name}: the last fault recovered inside the soak`);
+  }
+});
+
 t.test('campaigns/mutants.yaml: the control runs the base, which holds everything a mutant uses', async (t) => {
   const { campaign: c } = loadForEngine(FILE);
   for (const control of [campaignForMutant(c, undefined), campaignForMutant(c, 'none')]) {
@@ -132,17 +163,17 @@ t.test('a mutant run loads with its own schedule; the plan is deterministic for 
 
 t.test('overrides apply on top of a mutant schedule and travel with a replay', async (t) => {
   const { campaign: c } = loadForEngine(FILE);
-  const run = applyOverrides(campaignForMutant(c, 'no-fencing'), { soakS: 120 });
-  t.equal(run.workload.soakS, 120);
+  const run = applyOverrides(campaignForMutant(c, 'no-fencing'), { soakS: 160 });
+  t.equal(run.workload.soakS, 160);
   t.same(run.overrides, {
-    mutantSchedule: { mutant: 'no-fencing', soakS: { old: 300, new: 90 }, faultSlots: { old: 14, new: 2 } },
-    soakS: { old: 90, new: 120 },
-    schedule: { spacingS: { old: 15, new: 20 }, jitterS: { old: 3, new: 4 } },
+    mutantSchedule: { mutant: 'no-fencing', soakS: { old: 300, new: 80 }, faultSlots: { old: 14, new: 2 } },
+    soakS: { old: 80, new: 160 },
+    schedule: { spacingS: { old: 15, new: 30 }, jitterS: { old: 3, new: 6 } },
   });
   t.equal(
     describeOverrides(run.overrides),
-    "mutant no-fencing's own schedule (perMutant): soak 300 s → 90 s, fault slots 14 → 2, soak 90 s → 120 s, spacing 15 s → 20 s, jitter 3 s → 4 s (stretched with the soak)",
-    'the longer soak stretches the schedule by 120 / 90',
+    "mutant no-fencing's own schedule (perMutant): soak 300 s → 80 s, fault slots 14 → 2, soak 80 s → 160 s, spacing 15 s → 30 s, jitter 3 s → 6 s (stretched with the soak)",
+    'the longer soak stretches the schedule by 160 / 80',
   );
   t.throws(() => applyOverrides(campaignForMutant(c, 'stall-flush'), { soakS: 40 }), /does not fit in 40 s: startAfterS 10 s \+ 3 fault slots/, '--soak is checked against the mutant schedule');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'clink-qual-per-mutant-'));
@@ -261,8 +292,8 @@ t.test('CLI: campaign plan --mutant plans that mutant\'s schedule; --json record
   const doc = JSON.parse(r.stdout) as { header: Record<string, unknown>; faults: unknown[] };
   const expected = campaignForMutant(loadForEngine(FILE).campaign, 'no-fencing');
   t.same(doc.faults, planCampaign(expected), "the mutant's timeline");
-  t.match(doc.header, { campaign: 'mutants', soakS: 90, faultCount: 2, engine: { name: 'clink', mutant: 'no-fencing' } });
-  t.same((doc.header.overrides as Record<string, unknown>).mutantSchedule, { mutant: 'no-fencing', soakS: { old: 300, new: 90 }, faultSlots: { old: 14, new: 2 } });
+  t.match(doc.header, { campaign: 'mutants', soakS: 80, faultCount: 2, engine: { name: 'clink', mutant: 'no-fencing' } });
+  t.same((doc.header.overrides as Record<string, unknown>).mutantSchedule, { mutant: 'no-fencing', soakS: { old: 300, new: 80 }, faultSlots: { old: 14, new: 2 } });
   const table = run(['--mutant', 'torn-log-append']);
   t.equal(table.status, 0, table.stderr);
   t.match(table.stdout, /soak 2 min\b/);

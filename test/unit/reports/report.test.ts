@@ -90,6 +90,19 @@ t.test('a PASS run: every section, verdict up front, figures from the evidence',
   t.notMatch(md, fixtures, 'no absolute path in the report');
 });
 
+t.test('a drain that ended early says so in the measured outcome; one that waited its deadline says that', async (t) => {
+  const dir = copyRun(t, 'run-fail');
+  const vf = path.join(dir, 'verdict.json');
+  const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
+  writeFileSync(vf, JSON.stringify({ ...v, drainConverged: false }, null, 2));
+  t.match(renderReport(dir), 'the drain did not converge before its deadline.');
+  const why = 'ended early, the run already shown wrong by the oracle and nothing committed for 15.1 s over 3 or more completed checkpoints (25732 of 29336 committed)';
+  writeFileSync(vf, JSON.stringify({ ...v, drainConverged: false, drainStalled: why }, null, 2));
+  const md = renderReport(dir);
+  t.match(md, `the drain did not converge: it ${why}.`);
+  t.notMatch(md, 'the drain did not converge before its deadline');
+});
+
 t.test('the numbers follow the evidence: change them in a copy and the report changes', async (t) => {
   const dir = copyRun(t, 'run-pass');
   const before = renderReport(dir);

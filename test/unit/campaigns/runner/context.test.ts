@@ -1,14 +1,15 @@
 /**
  * The run context's health poll: each completed checkpoint goes to checkpoints.jsonl once,
  * with the engine's stamp as it is and the harness time the poll saw it (seenAt), which the
- * timeline draws from when a clock step moved the engine's clock.
+ * timeline draws from when a clock step moved the engine's clock; and its cadence (faster during
+ * the gate, the run's otherwise).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { ChaosController } from '../../../../chaos/controller.ts';
-import { RunContext, type RunInputs } from '../../../../campaigns/runner/context.ts';
+import { GATE_HEALTH_POLL_MS, HEALTH_POLL_MS, RunContext, type RunInputs } from '../../../../campaigns/runner/context.ts';
 import { Progress } from '../../../../campaigns/runner/progress.ts';
 import { RunStore } from '../../../../lib/run-store.ts';
 
@@ -47,4 +48,76 @@ t.test("pollHealth: new checkpoints into checkpoints.jsonl once each, with the e
     const seen = Date.parse(c.seenAt!);
     t.ok(seen >= before && seen <= after, 'seenAt is the harness time of the poll that listed it');
   }
+});
+
+t.test('the health poll: started at the run cadence, faster on request only while it runs, restarted rather than doubled', async (t) => {
+  let calls = 0;
+  const store = new RunStore(path.join(tmp, 'cadence'), { fresh: true });
+  const inputs = {
+    runId: 'cadence',
+    campaign: { workload: { soakS: 60, checkpointIntervalS: 1 }, gate: { deadlineS: 5, fault: 'worker-kill' }, deadlines: { drainS: 5, recountS: 5 } },
+    engine: { health: async () => (calls++, { running: true, epoch: 1, completedCheckpoints: 0, lastCompletedCheckpointId: null, lastCompletedAt: null }) },
+    rig: { hosts: [] },
+    remote: () => {
+      throw new Error('no host');
+    },
+    plan: [],
+    store,
+    progress: new Progress({ isTTY: false, write: () => true } as never),
+    log: () => {},
+  } as unknown as RunInputs;
+  const ctx = new RunContext(inputs, () => ({ healActive: async () => {} }) as unknown as ChaosController);
+  t.teardown(() => ctx.close());
+  t.same([HEALTH_POLL_MS, GATE_HEALTH_POLL_MS], [2000, 500]);
+  await ctx.pollHealthEvery(GATE_HEALTH_POLL_MS);
+  t.equal(ctx.healthPollMs, undefined, 'not started: a faster cadence starts nothing');
+  t.equal(calls, 0);
+  ctx.startHealthPolling();
+  t.equal(ctx.healthPollMs, HEALTH_POLL_MS);
+  await ctx.pollHealthEvery(GATE_HEALTH_POLL_MS);
+  t.equal(ctx.healthPollMs, GATE_HEALTH_POLL_MS);
+  t.equal(calls, 1, 'one poll at once');
+  await new Promise((r) => setTimeout(r, 1100));
+  t.ok(calls >= 2 && calls <= 4, `polled every 500 ms (${calls} polls in 1.1 s), by one timer`);
+  await ctx.pollHealthEvery(HEALTH_POLL_MS);
+  const back = calls;
+  await new Promise((r) => setTimeout(r, 1100));
+  t.equal(calls, back, 'back at 2 s: no poll within 1.1 s');
+  ctx.stopHealthPolling();
+  t.equal(ctx.healthPollMs, undefined);
+});
+
+t.test('the health poll skips a tick while the last poll is still out', async (t) => {
+  let calls = 0;
+  let out = 0;
+  let most = 0;
+  const store = new RunStore(path.join(tmp, 'slow'), { fresh: true });
+  const inputs = {
+    runId: 'slow',
+    campaign: { workload: { soakS: 60, checkpointIntervalS: 1 }, gate: { deadlineS: 5, fault: 'worker-kill' }, deadlines: { drainS: 5, recountS: 5 } },
+    engine: {
+      health: async () => {
+        calls++;
+        most = Math.max(most, ++out);
+        await new Promise((r) => setTimeout(r, 350)); // an SSH answer slower than the 100 ms cadence
+        out--;
+        return { running: true, epoch: 1, completedCheckpoints: 0, lastCompletedCheckpointId: null, lastCompletedAt: null };
+      },
+    },
+    rig: { hosts: [] },
+    remote: () => {
+      throw new Error('no host');
+    },
+    plan: [],
+    store,
+    progress: new Progress({ isTTY: false, write: () => true } as never),
+    log: () => {},
+  } as unknown as RunInputs;
+  const ctx = new RunContext(inputs, () => ({ healActive: async () => {} }) as unknown as ChaosController);
+  t.teardown(() => ctx.close());
+  ctx.startHealthPolling(100);
+  await new Promise((r) => setTimeout(r, 1100));
+  ctx.stopHealthPolling();
+  t.equal(most, 1, 'never two polls out at once');
+  t.ok(calls >= 2 && calls <= 4, `${calls} polls of 350 ms in 1.1 s, not 10`);
 });

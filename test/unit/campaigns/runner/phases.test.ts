@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { ChaosController } from '../../../../chaos/controller.ts';
-import { RunContext, type RunInputs } from '../../../../campaigns/runner/context.ts';
-import { CheckpointAsker, drain, gate, runGate, settle, soak, waitCheckpoints } from '../../../../campaigns/runner/phases.ts';
+import { GATE_HEALTH_POLL_MS, HEALTH_POLL_MS, RunContext, type RunInputs } from '../../../../campaigns/runner/context.ts';
+import { CheckpointAsker, drain, GATE_POLL_MS, gate, runGate, settle, soak, waitCheckpoints } from '../../../../campaigns/runner/phases.ts';
 import { Progress } from '../../../../campaigns/runner/progress.ts';
 import type { EngineHealth } from '../../../../engine/engine.ts';
 import { zeroCounters, type PlannedFault } from '../../../../lib/evidence.ts';
@@ -154,6 +154,42 @@ function drainWith(ctx: RunContext, target: number, step: number, stuckAt?: numb
   } as never;
 }
 
+/** A drain whose committed count is frozen at `events` while the engine keeps completing checkpoints. */
+function frozenDrain(ctx: RunContext, target: number, events: number, counters: ReturnType<typeof zeroCounters>) {
+  let checkpoints = 10;
+  ctx.producer = { total: target, stop: async () => {}, produced: () => [target] } as never;
+  ctx.sampler = {
+    stop: async () => {},
+    get last() {
+      return { events };
+    },
+    sample: async () => ({ objects: 7, events, counters, checkpoints: (checkpoints += 2), stuck: false }),
+  } as never;
+}
+
+t.test('drain: a run already shown wrong, frozen over 2.5 checkpoint intervals and 3 checkpoints, ends early; a clean one waits the deadline', async (t) => {
+  const lines: string[] = [];
+  const unsafe = context('drain-stall1', undefined, 20, { log: (l) => lines.push(l) });
+  t.teardown(() => unsafe.close());
+  frozenDrain(unsafe, 100, 60, { ...zeroCounters(), gaps: 40 });
+  const started = Date.now();
+  await drain(unsafe);
+  const tookS = (Date.now() - started) / 1000;
+  t.equal(unsafe.out.drainConverged, false, 'still not converged');
+  t.ok(tookS >= 2.5 && tookS < 10, `ended after ${tookS} s, not at the 20 s deadline`);
+  t.match(unsafe.out.drainStalled, /^ended early, the run already shown wrong by the oracle and nothing committed for \d+\.\d s over 3 or more completed checkpoints \(60 of 100 committed\)$/);
+  t.match(lines.join('\n'), /drain did NOT converge: ended early/);
+
+  const clean = context('drain-stall2', undefined, 4);
+  t.teardown(() => clean.close());
+  frozenDrain(clean, 100, 60, zeroCounters());
+  const cleanStart = Date.now();
+  await drain(clean);
+  t.equal(clean.out.drainConverged, false);
+  t.equal(clean.out.drainStalled, undefined, 'every counter zero: no early end');
+  t.ok(Date.now() - cleanStart >= 4000, 'it waited the whole deadline');
+});
+
 t.test('drain: converges when everything produced is committed, and writes produced.json', async (t) => {
   const ctx = context('drain1');
   t.teardown(() => ctx.close());
@@ -280,6 +316,36 @@ t.test('gate: the job\'s first completed checkpoint is asked for, and a checkpoi
   await sleepMs(1500);
   t.equal(e.asks.length, n, 'nothing asked once the gate is over');
   t.match(lines.join('\n'), /gate: asking the engine for a checkpoint now/);
+});
+
+t.test('gate phase: the health poll runs at the gate\'s cadence during the gate, at the run\'s after it', async (t) => {
+  let during: number | undefined;
+  const ctx = context('gate-cadence', undefined, 5, {
+    engine: { ...engine(['w1'], [{ host: 'w1', line: 'open: family=s3_2pc_sink a' }]), health: async () => health(2) },
+    controller: (c) => ({
+      async runOne(f: PlannedFault) {
+        during = c.healthPollMs;
+        return { fault: f, landed: true, healed: true, recovered: true, recoveryS: 1 };
+      },
+    }),
+  });
+  t.teardown(() => ctx.close());
+  const started = Date.now();
+  // The input flows 100 ms in: the gate sees it on its next probe, 250 ms apart (1 s before).
+  ctx.producer = {
+    get total() {
+      return Date.now() - started >= 100 ? 10 : 0;
+    },
+  } as never;
+  ctx.sampler = { last: { objects: 3 } } as never;
+  ctx.startHealthPolling();
+  await gate(ctx);
+  t.equal(ctx.out.gate!.passed, true);
+  t.equal(during, GATE_HEALTH_POLL_MS, 'every 500 ms while the gate fault ran');
+  t.equal(ctx.healthPollMs, HEALTH_POLL_MS, 'every 2 s again for the soak');
+  const tookMs = Date.now() - started;
+  t.ok(tookMs >= 100 && tookMs < 900, `input seen on the next 250 ms probe: the gate took ${tookMs} ms, not a 1 s probe's`);
+  t.equal(GATE_POLL_MS, 250);
 });
 
 t.test('gate: a request that throws falls back to the periodic checkpoint', async (t) => {

@@ -49,6 +49,19 @@ t.test('a disagreement after a drain that did not converge says why it is expect
   t.ok(v.reasons.includes('the drain did not converge before its deadline'), 'the drain is still a reason of its own');
 });
 
+t.test('a drain that ended early (drain-stall.ts) says so in its reason, still a liveness one, beside the safety ones', async (t) => {
+  const why = 'ended early, the run already shown wrong by the oracle and nothing committed for 15.1 s over 3 or more completed checkpoints (25732 of 29336 committed)';
+  const v = decideVerdict(base({ oracle: { ...zeroCounters(), gaps: 3604 }, recount: recount({ counters: { ...zeroCounters(), gaps: 3604 } }), drainConverged: false, drainStalled: why }));
+  t.equal(v.verdict, 'FAIL');
+  t.ok(v.reasons.includes(`the drain did not converge: ${why}`), v.reasons.join('; '));
+  t.notOk(v.reasons.includes('the drain did not converge before its deadline'), 'not the deadline: it did not wait for it');
+  t.equal(v.drainStalled, why, 'verdict.json says why, for the report');
+  t.notOk('drainStalled' in decideVerdict(base({ drainConverged: false })), 'absent when the drain waited its deadline');
+  const classes = Object.fromEntries((v.classifiedReasons ?? []).map((r) => [r.reason, r.class]));
+  t.equal(classes[`the drain did not converge: ${why}`], 'liveness');
+  t.equal(classes['oracle: gaps = 3604'], 'safety', 'the oracle still shows it wrong');
+});
+
 t.test('an uncovered mandatory point, a missing recovery, a drain that did not converge: each listed', async (t) => {
   const v = decideVerdict(base({ mandatoryPoints: ['p1', 'p2'], chaos: [rec('f1', 'landed', 'p1'), rec('f1', 'recovered', 'p1'), rec('f2', 'landed'), rec('f2', 'not-recovered')], drainConverged: false }));
   t.equal(v.verdict, 'FAIL');
