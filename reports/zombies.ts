@@ -20,6 +20,11 @@ function quote(l: TrailLine | null): string {
   return `${l.at.slice(11, 23)} ${l.host}: \`${l.line.replace(/^\S+\s+/, '').replace(/`/g, "'").slice(0, 160)}\``;
 }
 
+/** The process as the chaos log names it: its host and PID, or only its host (a partition names no PID). */
+function processOf(z: ZombieTrail): string {
+  return z.pid !== undefined ? `${z.host} pid ${z.pid}` : `the engine's process on ${z.host}`;
+}
+
 function stoppedFor(z: ZombieTrail): string {
   return `${Math.round((Date.parse(z.resumedAt) - Date.parse(z.stoppedAt)) / 1000)} s`;
 }
@@ -35,12 +40,12 @@ export function zombiesSection(zombies: readonly ZombieTrail[] | undefined): str
   out.push(
     table(
       ['Fault', 'Process', 'Stopped', 'Outcome', 'Token'],
-      zombies.map((z) => [z.faultId, `${z.host} pid ${z.pid}${z.point ? ` at \`${z.point}\`` : ''}`, stoppedFor(z), OUTCOME_WORDS[z.outcome], z.token.before || z.token.after ? `${z.token.before ?? '?'} → ${z.token.after ?? '?'}` : '—']),
+      zombies.map((z) => [z.faultId, `${processOf(z)}${z.point ? ` at \`${z.point}\`` : ''}`, stoppedFor(z), OUTCOME_WORDS[z.outcome], z.token.before || z.token.after ? `${z.token.before ?? '?'} → ${z.token.after ?? '?'}` : '—']),
     ),
     '',
   );
   for (const z of zombies) {
-    out.push(`**${z.faultId}** (${z.host} pid ${z.pid}):`, '');
+    out.push(`**${z.faultId}** (${processOf(z)}):`, '');
     out.push(`- declared lost: ${quote(z.declaredLost)}`);
     out.push(`- carried on without it: ${quote(z.replacedBy)}`);
     for (const a of z.attempts.slice(0, 6)) out.push(`- tried: ${quote(a)}`);
