@@ -79,10 +79,14 @@ export function flinkZombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]
   const from = cutOff ? stopped : resumed - 1000;
   const rid = resourceIdOf(logs, w.host, stopped);
   const names = rid ? rid : w.host;
+  // The JobManager's (or its ResourceManager's) own judgement, as its lines say it: "The heartbeat of TaskManager with id R timed out."
+  // (ResourceManager), "Heartbeat of TaskManager with id R timed out." (JobMaster), "TaskManager with id R is no longer reachable."
+  // Not a disconnection the TaskManager asked for ("Disconnect TaskExecutor R because: Job leader … lost leadership.", its own
+  // fence, told once it is back in reach).
   const lost =
     linesBetween(logs, JM_HOST, stopped, resumed, {
       file: JM_FILE,
-      match: new RegExp(`([Hh]eartbeat of TaskManager with id ${escape(names)} timed out|${escape(names)}.*(disconnected|lost|unreachable)|Closing TaskExecutor connection ${escape(names)}|Disconnect TaskExecutor ${escape(names)})`),
+      match: new RegExp(`([Hh]eartbeat of TaskManager with id ${escape(names)} timed out|TaskManager with id ${escape(names)} is no longer reachable)`),
     })[0] ?? null;
   // The job carries on without it: a restart (it may come before the heartbeat is declared lost, a checkpoint failing first).
   const replacedBy = lost ? (linesBetween(logs, JM_HOST, stopped, until, { file: JM_FILE, match: /switched from state RUNNING to RESTARTING|tasks? to restart to recover/ })[0] ?? null) : null;

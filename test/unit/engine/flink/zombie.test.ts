@@ -71,3 +71,18 @@ t.test('a TaskManager cut off past the heartbeat timeout: declared lost by its R
   const asPause = flinkZombieTrail({ ...cut, kind: 'process-pause', pid: 1, stoppedAt: '2026-12-05T06:55:32.149Z' }, logs75);
   t.notOk(asPause.fences.some((f) => Date.parse(f.at) < Date.parse(cut.resumedAt) - 1000), 'a pause counts lines from its resume only');
 });
+
+t.test("a disconnection the TaskManager asked for once back in reach is not the JobManager declaring it lost", async (t) => {
+  // f001's JobManager lines at 06:56:48.094 and .182 ("Closing TaskExecutor connection … because: ResourceManager leader
+  // changed", "Disconnect TaskExecutor … because: Job leader … lost leadership."), inside a window stretched past them.
+  const z = flinkZombieTrail({ ...cut, resumedAt: '2026-12-05T06:56:49.000Z' }, plogs);
+  t.equal(z.declaredLost, null);
+  // The JobMaster's shape of the heartbeat line (flink-zombie's run) and the unreachable one (flink-qual03's kills) do declare it.
+  for (const line of [
+    '2026-12-05T06:56:40.000Z INFO  org.apache.flink.runtime.jobmaster.JobMaster                 [] - Heartbeat of TaskManager with id 10.231.0.13:37927-17a17e timed out.',
+    '2026-12-05T06:56:40.000Z INFO  org.apache.flink.runtime.resourcemanager.StandaloneResourceManager [] - Closing TaskExecutor connection 10.231.0.13:37927-17a17e because: TaskManager with id 10.231.0.13:37927-17a17e is no longer reachable.',
+  ]) {
+    const logs = plogs.map((f) => (f.host === 'coordinator' ? { ...f, text: `${line}\n${f.text}` } : f));
+    t.equal(flinkZombieTrail(cut, logs).declaredLost?.line, line);
+  }
+});
