@@ -15,7 +15,7 @@ export const partition: FaultPackage = {
     colour: '#2ca02c',
     targets: { roles: ['worker', 'broker', 'store'], what: 'workers, brokers or the store (each is cut from the coordinator)', defaultRoles: ['worker'] },
     fields: { required: ['durationS'], optional: [] },
-    evidence: 'the iptables rules in place and a TCP connect to the coordinator refused or timing out; the rules gone at the heal',
+    evidence: 'the iptables rules in place (cutAt: when) and a TCP connect to the coordinator refused or timing out; the rules gone at the heal',
   },
   async inject(fault, ctx) {
     const host = targetOrFirst(fault, ctx.rig, 'worker');

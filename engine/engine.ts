@@ -314,8 +314,10 @@ export interface Engine extends EngineStoreTamper, EngineDurableFiles {
   collectLogs(destDir: string): Promise<string[]>;
   /**
    * A zombie's trail from the collected logs (zombies.json): whether this engine declared
-   * the stopped process lost and carried on without it, what the process tried once
-   * resumed, and what fenced it. Pure. An engine without it leaves zombies unread.
+   * the stopped process (or the one on a host cut off from the coordinator, kind
+   * 'partition', which runs on meanwhile) lost and carried on without it, what the process
+   * tried once resumed (a cut-off one: from the cut on), and what fenced it. Pure. An engine
+   * without it leaves zombies unread.
    */
   zombieTrail?(w: ZombieWindow, logs: readonly EngineLogFile[]): ZombieTrail;
 }

@@ -1,12 +1,13 @@
 /**
  * What every engine's zombie reader (Engine.zombieTrail) shares: the window of one zombie
- * (a process held stopped, then resumed), the engine's collected log files, and the lines
+ * (a process held stopped, then resumed; or its host cut off from the coordinator, then
+ * reconnected, the process running on), the engine's collected log files, and the lines
  * of a host inside a time window, by each line's own ISO stamp (Clink's lines and Flink's
  * log4j pattern both start with one). Pure: text in, lines out.
  */
 import type { TrailLine, ZombieTrail } from '../lib/evidence.ts';
 
-/** One zombie, as the chaos log has it: the fault, the process, when it was stopped and resumed (the trail's own fields). */
+/** One zombie, as the chaos log has it: the fault, the host (and the process's PID when the chaos log names it), when it was stopped or cut off and when resumed or reconnected (the trail's own fields). */
 export type ZombieWindow = Pick<ZombieTrail, 'faultId' | 'kind' | 'host' | 'pid' | 'point' | 'stoppedAt' | 'resumedAt'>;
 
 /** One collected engine log file: the host it came from (logs/<host>/…), its path and its text. */
@@ -40,18 +41,24 @@ export function linesBetween(files: readonly EngineLogFile[], host: string, from
   return out.sort((a, b) => a.ms - b.ms).map((x) => x.l);
 }
 
-/** A trail from its window and what an engine's reader found in the logs; the outcome follows from them. */
-export function zombieTrailOf(w: ZombieWindow, found: Pick<ZombieTrail, 'declaredLost' | 'replacedBy' | 'attempts' | 'fences' | 'token'>): ZombieTrail {
+/**
+ * A trail from its window and what an engine's reader found in the logs; the outcome follows
+ * from them. The PID is the window's; a window without one (a partition) takes the one the
+ * engine's own log named for the process on that host, if the reader found it.
+ */
+export function zombieTrailOf(w: ZombieWindow, found: Pick<ZombieTrail, 'declaredLost' | 'replacedBy' | 'attempts' | 'fences' | 'token'> & { pid?: number }): ZombieTrail {
+  const { pid, ...rest } = found;
+  const named = w.pid ?? pid;
   return {
     faultId: w.faultId,
     kind: w.kind,
     host: w.host,
-    pid: w.pid,
+    ...(named !== undefined ? { pid: named } : {}),
     ...(w.point ? { point: w.point } : {}),
     stoppedAt: w.stoppedAt,
     resumedAt: w.resumedAt,
-    ...found,
-    outcome: outcomeOf(found),
+    ...rest,
+    outcome: outcomeOf(rest),
   };
 }
 
@@ -62,5 +69,5 @@ export function outcomeOf(t: Pick<ZombieTrail, 'declaredLost' | 'attempts' | 'fe
   return t.fences.length > 0 ? 'fenced' : 'unfenced';
 }
 
-/** How long after the resume a zombie's lines still count as its own attempts (it is cancelled or restarted within seconds). */
+/** How long after the resume (or the reconnection) a zombie's lines still count as its own attempts (it is cancelled or restarted within seconds). */
 export const AFTER_RESUME_MS = 30_000;

@@ -103,26 +103,31 @@ export interface TrailLine {
 
 /**
  * A zombie's trail (zombies.json): an engine process held stopped (process-pause, or a
- * protocol point with variant pause) while the job went on without it, then resumed. From
- * the engine's collected logs, read by the engine's plug (Engine.zombieTrail): whether the
- * engine declared it lost while it was stopped and carried on without it (with which
- * epoch or attempt), what the resumed process tried (late sends, commits), and what stopped
- * each attempt (the fence: an epoch, a fencing token, a cancelled task).
+ * protocol point with variant pause) while the job went on without it, then resumed; or an
+ * engine host cut off from the coordinator (partition) while its process ran on, then
+ * reconnected. From the engine's collected logs, read by the engine's plug
+ * (Engine.zombieTrail): whether the engine declared it lost while it was stopped or cut off
+ * and carried on without it (with which epoch or attempt), what the process tried (once
+ * resumed; a cut-off one also while cut off: late sends, commits), and what stopped each
+ * attempt (the fence: an epoch, a fencing token, a cancelled task).
  */
 export interface ZombieTrail {
   faultId: string;
   kind: FaultKind;
   host: string;
-  pid: number;
+  /** The process's PID when the chaos log names it (a pause does; a partition names only the host). */
+  pid?: number;
   /** The protocol point it stopped at (variant pause), if any. */
   point?: string;
+  /** When it was stopped (a partition: when the host was cut off). */
   stoppedAt: string;
+  /** When it was resumed (a partition: when the host was reconnected). */
   resumedAt: string;
-  /** The engine's line declaring the process lost while it was stopped; null if none did (the pause did not outlast its lease or heartbeat). */
+  /** The engine's line declaring the process lost while it was stopped or cut off; null if none did (the window did not outlast its lease or heartbeat). */
   declaredLost: TrailLine | null;
   /** The engine's line carrying on without it (a new epoch deployed, the job restarted); null if none. */
   replacedBy: TrailLine | null;
-  /** What the resumed process tried, from its own and the coordinator's lines after the resume. */
+  /** What the process tried, from its own and the coordinator's lines after the resume (a partition: from the cut on). */
   attempts: TrailLine[];
   /** What stopped it: the lines that show the fence. */
   fences: TrailLine[];

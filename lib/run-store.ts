@@ -63,7 +63,7 @@ export const EVIDENCE = {
   zombies: {
     file: 'zombies.json',
     format: 'json',
-    describe: 'each zombie (a process held stopped, then resumed): the engine declaring it lost, what it tried once resumed, and what fenced it, from the engine logs',
+    describe: 'each zombie (a process held stopped, then resumed; or its host cut off from the coordinator, then reconnected): the engine declaring it lost, what it tried, and what fenced it, from the engine logs',
   },
   preflight: { file: 'preflight.json', format: 'json', describe: '' },
   replay: { file: 'replay.json', format: 'json', describe: '' },

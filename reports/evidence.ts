@@ -87,7 +87,7 @@ export interface RunEvidence {
   /** pending-uploads.json (optional: an aborted run may have none); `method` says how an engine without a journal of started uploads counted them. */
   /** `errors`: keys whose listing failed (the count is a lower bound); `error`: the count failed (no count). */
   pendingUploads?: { pending: number; started?: number; method?: string; errors?: number; error?: string };
-  /** zombies.json (optional: only a run that held a process stopped and resumed it writes one). */
+  /** zombies.json (optional: only a run that held a process stopped and resumed it, or cut an engine host off and reconnected it, writes one). */
   zombies?: ZombieTrail[];
   /** Evidence files that are not there. */
   missing: string[];

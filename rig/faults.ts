@@ -141,6 +141,8 @@ export interface PartitionEvidence {
   /** TCP connect results while the rules are in place (false = blocked). */
   aToB: boolean;
   bToA: boolean | null;
+  /** When the rules were in place (ISO): the cut's own start, seconds before the probes above end and the landing is recorded. */
+  cutAt?: string;
 }
 
 /**
@@ -152,11 +154,12 @@ export async function partition(a: Remote, bAddress: string, faultId: string, op
   const t = tag(faultId);
   const b = checkAddress(bAddress);
   await a.exec(`${IPT} -I INPUT -s ${shQuote(b)} ${t} -j DROP && ${IPT} -I OUTPUT -d ${shQuote(b)} ${t} -j DROP`);
+  const cutAt = new Date().toISOString();
   const probePort = opts.probePort ?? opts.b?.host.ssh.port ?? 22;
   const aToB = await tcpConnectFrom(a, bAddress, probePort);
   const bToA = opts.b ? await tcpConnectFrom(opts.b, a.host.address, a.host.ssh.port) : null;
   if (aToB || bToA) throw new QualError('FAULT_NOT_LANDED', `partition ${faultId} ${a.host.name} <-> ${bAddress}: a TCP connect still went through (a->b ${aToB}, b->a ${bToA})`);
-  return { faultId, peer: bAddress, aToB, bToA };
+  return { faultId, peer: bAddress, aToB, bToA, cutAt };
 }
 
 export async function healPartition(a: Remote, bAddress: string, faultId: string, opts: { b?: Remote; probePort?: number; deadlineMs?: number } = {}): Promise<PartitionEvidence & { removedRules: number }> {

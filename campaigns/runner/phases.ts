@@ -285,7 +285,8 @@ export const wrapUp: Phase = async (ctx) => {
   }
   await collectRigLogs(rig, remote, store).catch((err) => log(`could not collect rig logs: ${(err as Error).message}`));
   try {
-    const trails = zombieTrails(store.lines('chaos').values, store.path('logs'), engine.zombieTrail?.bind(engine));
+    const engineHosts = new Set(rig.hosts.filter((h) => h.roles.some((r) => r === 'worker' || r === 'coordinator')).map((h) => h.name));
+    const trails = zombieTrails(store.lines('chaos').values, store.path('logs'), engineHosts, engine.zombieTrail?.bind(engine));
     if (trails.length) {
       store.write('zombies', trails);
       log(`zombies: ${trails.map((z) => `${z.faultId} ${z.host} ${z.outcome}`).join(', ')}`);

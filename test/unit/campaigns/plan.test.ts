@@ -54,7 +54,7 @@ t.test("a composition marked last runs after every other slot; the rest of the t
 });
 
 t.test('every battery fault and every composition step appears, at the right offsets, inside the soak', async (t) => {
-  for (const name of ['quick', 'qual03-smoke', 'qual03', 'flink-quick', 'flink-qual03', 'unknowns', 'corruption']) {
+  for (const name of ['quick', 'qual03-smoke', 'qual03', 'flink-quick', 'flink-qual03', 'unknowns', 'corruption', 'zombie', 'flink-zombie']) {
     const c = load(name);
     const plan = planCampaign(c);
     t.same(actualFaults(plan), expectedFaults(c), `${name}: the battery, expanded`);
@@ -213,4 +213,22 @@ t.test('a hold longer than the spacing reaches into the next slot on the plan (t
   const plan = planCampaign(outages);
   t.same(plan.map((f) => [f.kind, f.atS, f.durationS]), [['store-outage', 10, 40], ['store-outage', 40, 40]]);
   t.ok(plan[1]!.atS < plan[0]!.atS + plan[0]!.durationS!, 'the second is planned while the first is held');
+});
+
+t.test('the zombie campaigns cut one worker off past the engine\'s loss timeout, and every fault heals with as much of the soak left as before the cut was added', async (t) => {
+  // Flink's heartbeat.timeout is 60 s (engine/flink/config.ts); Clink's coordinator loses a silent worker after 6 s (engine/clink/coordinator.ts).
+  // The margins: what the soak left after the latest heal before the partition was added (seven slots: 900 − 777 s, 420 − 347 s).
+  for (const [name, lossS, marginS] of [['flink-zombie', 60, 123], ['zombie', 6, 73]] as const) {
+    const c = load(name);
+    const plan = planCampaign(c);
+    const cuts = plan.filter((f) => f.kind === 'partition');
+    t.equal(cuts.length, 1, `${name}: one partition`);
+    t.ok(cuts.every((f) => /^worker-\d$/.test(f.target ?? '') && (f.durationS ?? 0) > lossS), `${name}: of a worker, held past ${lossS} s`);
+    const lastHeal = Math.max(...plan.map((f) => f.atS + (f.durationS ?? 0)));
+    // The latest a slot's fault can heal: its slot, its jitter, its hold.
+    const slots = plan.length;
+    const latest = c.schedule.startAfterS + (slots - 1) * c.schedule.spacingS + c.schedule.jitterS + Math.max(...plan.map((f) => f.durationS ?? 0));
+    t.ok(lastHeal <= latest, `${name}: the plan's last heal (${lastHeal} s) is within the latest a slot allows (${latest} s)`);
+    t.ok(c.workload.soakS - latest >= marginS, `${name}: ${c.workload.soakS - latest} s of soak left after the latest heal (at least ${marginS} s)`);
+  }
 });

@@ -40,6 +40,23 @@ t.test('partition: a good address is quoted in the rules', async (t) => {
   t.match(commands[0], /-I OUTPUT -d '10\.231\.0\.21' -m comment --comment clink-qual:f1 -j DROP/);
 });
 
+t.test('partition: cutAt is when the rules command returned, before the probes that show the cut ran', async (t) => {
+  const stamps: number[] = [];
+  const { remote } = recorder();
+  const exec = remote.exec.bind(remote);
+  (remote as { exec: Remote['exec'] }).exec = (async (cmd: string, ...rest: unknown[]) => {
+    // Each command takes a while each way, as over SSH: it runs 20 ms after it is sent, and its answer comes 20 ms later.
+    await new Promise((res) => setTimeout(res, 20));
+    const r = await (exec as (c: string, ...x: unknown[]) => ReturnType<Remote['exec']>)(cmd, ...rest);
+    stamps.push(Date.now());
+    await new Promise((res) => setTimeout(res, 20));
+    return r;
+  }) as Remote['exec'];
+  const ev = await partition(remote, '10.231.0.21', 'f1');
+  const cut = Date.parse(ev.cutAt ?? '');
+  t.ok(cut >= stamps[0]! && cut < stamps[1]!, `cutAt ${ev.cutAt} lies after the rules (${new Date(stamps[0]!).toISOString()}) and before the probe returned (${new Date(stamps[1]!).toISOString()})`);
+});
+
 t.test('packet loss: the probe address is checked and quoted', async (t) => {
   const { commands, remote } = recorder();
   await t.rejects(packetLoss(remote, 0.5, 'f1', { probeAddress: '1.2.3.4;reboot' }), /not an IP address or a host name/);

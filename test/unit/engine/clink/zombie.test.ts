@@ -81,3 +81,56 @@ t.test('the lines of a real run (zombie.yaml, 2026-12-05): stopped at sink.after
   t.same(z.attempts.map((a) => a.at), ['2026-12-05T05:24:27.228Z', '2026-12-05T05:24:27.229Z'], 'the resume and its late snapshot of checkpoint 17');
   t.same(z.fences.map((f) => f.at), ['2026-12-05T05:24:27.237Z', '2026-12-05T05:24:27.237Z'], 'the dropped connection and its own lease');
 });
+
+// A partition as Clink logged it: the quick-seaweedfs run of 2026-12-05, f002, worker-3 cut
+// off from the coordinator and reconnected (healed 02:13:58.590), lines copied whole up to
+// 02:14:05 (at 02:14:08 another fault, a coordinator point, begins). Its landing was
+// recorded at 02:13:48.333, after the probes that showed the cut; by the worker's own line it
+// last heard from the coordinator at 02:13:44.144 (48.230 less 4086 ms), where a cutAt-stamped
+// landing would open the window.
+const cutWorker = `2026-12-05T02:13:07.203Z clink worker worker-3 pid 25658 starting; coordinator 10.231.0.20:7070
+2026-12-05T02:13:15.613Z clink worker worker-3: epoch 3: deploy subtasks [2] (cancelled 2)
+2026-12-05T02:13:48.230Z clink worker worker-3: no word from the coordinator for 4086 ms: fencing (stopping 1 tasks of epoch 3)
+2026-12-05T02:13:48.231Z clink worker worker-3: coordinator connection closed; reconnecting (attempt 1)
+2026-12-05T02:13:59.236Z clink worker worker-3: connected to coordinator
+2026-12-05T02:13:59.539Z clink worker worker-3: epoch 5: deploy subtasks [2] (cancelled 0)
+2026-12-05T02:13:59.540Z clink sink open: family=s3_2pc_sink subtask=2 bucket=clink-qual prefix=runs/quick-seaweedfs-20261205T021305-e678/ checkpointIntervalMs=6000 mutant=none
+2026-12-05T02:13:59.594Z clink worker: subtask 2 epoch 5 reading partition 2 from offset 3562 (restored 1 handles)
+`;
+const cutCoordinator = `2026-12-05T02:13:50.406Z clink coordinator: worker worker-3 lost (no heartbeat for 6179 ms)
+2026-12-05T02:13:50.707Z clink coordinator: epoch 4: deploying from checkpoint 9 over [worker-1, worker-2]: worker-1=[0,2] worker-2=[1,3]
+2026-12-05T02:13:50.750Z clink coordinator: epoch 4: job running (4 subtasks)
+2026-12-05T02:13:59.236Z clink coordinator: worker worker-3 (pid 25658) registered
+2026-12-05T02:13:59.538Z clink coordinator: epoch 5: deploying from checkpoint 11 over [worker-1, worker-2, worker-3]: worker-1=[0,3] worker-2=[1] worker-3=[2]
+`;
+const cutLogs: EngineLogFile[] = [
+  { host: 'worker-3', path: 'worker-3/out.log', text: cutWorker },
+  { host: 'coordinator', path: 'coordinator/out.log', text: cutCoordinator },
+];
+const cutWindow: ZombieWindow = { faultId: 'f002', kind: 'partition', host: 'worker-3', stoppedAt: '2026-12-05T02:13:44.144Z', resumedAt: '2026-12-05T02:13:58.590Z' };
+
+t.test('a worker cut off: declared lost and replaced under epoch 4 while it ran on, having fenced itself by its lease', async (t) => {
+  const z = clinkZombieTrail(cutWindow, cutLogs);
+  t.match(z.declaredLost?.line, /worker worker-3 lost \(no heartbeat for 6179 ms\)/);
+  t.match(z.replacedBy?.line, /epoch 4: deploying from checkpoint 9/);
+  t.same(z.token, { before: 'epoch 3', after: 'epoch 4' });
+  t.equal(z.pid, 25658, "the PID from the worker's own start line (the coordinator's registration names the same)");
+  t.ok(z.fences.some((f) => f.at === '2026-12-05T02:13:48.230Z' && /fencing \(stopping 1 tasks of epoch 3\)/.test(f.line)), 'while cut off, its lease stopped its tasks');
+  t.ok(z.fences.some((f) => /coordinator connection closed/.test(f.line)));
+  t.equal(z.attempts.length, 0, 'it sent nothing late: its tasks were stopped before the coordinator declared it lost');
+  t.equal(z.outcome, 'no-attempt');
+  // Read as a pause (nothing before the resume counts), the fence it met while cut off would be missed.
+  t.same(clinkZombieTrail({ ...cutWindow, kind: 'process-pause', pid: 25658 }, cutLogs).fences, []);
+});
+
+t.test('a partition window opened at the landing record (a run before cutAt): the lease fence before it is not counted, the rest is', async (t) => {
+  const z = clinkZombieTrail({ ...cutWindow, stoppedAt: '2026-12-05T02:13:48.333Z' }, cutLogs);
+  t.match(z.declaredLost?.line, /worker worker-3 lost/);
+  t.same(z.fences, []);
+  t.equal(z.outcome, 'no-attempt');
+});
+
+t.test('a partition window on a host whose start line is gone: no PID', async (t) => {
+  const z = clinkZombieTrail(cutWindow, [{ ...cutLogs[0]!, text: cutWorker.split('\n').slice(1).join('\n') }, cutLogs[1]!]);
+  t.notOk('pid' in z);
+});

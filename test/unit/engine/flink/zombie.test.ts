@@ -28,3 +28,61 @@ t.test('a pause shorter than the heartbeat timeout: not lost', async (t) => {
   t.equal(z.declaredLost, null);
   t.equal(z.outcome, 'not-lost');
 });
+
+// Lines from the flink-qual03-seaweedfs run of 2026-12-05, f001: TaskManager worker-3
+// (ResourceID 10.231.0.13:37927-17a17e, running subtask (1/4)#1) cut off from the coordinator
+// 06:56:27.149 → 06:56:47.414 (landing → heal in chaos.jsonl), the process running on; cut
+// to the lines from its start, its task's last line before the cut, and the window and the
+// half minute after it (metric and state-backend chatter left out).
+const pdir = path.join(import.meta.dirname, '../../../fixtures/flink-partition');
+const plogs = [
+  { host: 'worker-3', path: 'worker-3/flink-taskmanager.out.log', text: readFileSync(path.join(pdir, 'taskmanager.log'), 'utf8') },
+  { host: 'coordinator', path: 'coordinator/flink-jobmanager.out.log', text: readFileSync(path.join(pdir, 'jobmanager.log'), 'utf8') },
+];
+const cut = { faultId: 'f001', kind: 'partition' as const, host: 'worker-3', stoppedAt: '2026-12-05T06:56:27.149Z', resumedAt: '2026-12-05T06:56:47.414Z' };
+
+t.test('a TaskManager cut off 20 s: not declared lost, but it fenced itself while cut off (ZooKeeper gone, the leader lost, its task failed) and the JobManager discarded its execution', async (t) => {
+  const z = flinkZombieTrail(cut, plogs);
+  t.equal(z.declaredLost, null, 'the JobManager said nothing of it while it was cut off');
+  t.equal(z.outcome, 'not-lost');
+  t.notOk('pid' in z, 'no PID: the chaos log names none for a partition');
+  t.same(z.token.before, 'attempt #1', 'the attempt it ran when cut off, from its task lines before the cut');
+  const inside = z.fences.filter((f) => Date.parse(f.at) < Date.parse(cut.resumedAt));
+  t.ok(inside.some((f) => /JobManager for job c10af0e22d0718c45ec69ba2714a741a with leader id .* lost leadership/.test(f.line)), 'while cut off it saw the leader gone');
+  t.ok(inside.some((f) => /Attempting to fail task externally .*\(1\/4\)#1/.test(f.line)), 'and failed its own task');
+  t.ok(z.fences.some((f) => f.host === 'coordinator' && /Discarding the results produced by task execution f736d5623ebb71580e255b78e5be455e_61252f73469d3ffba207c548d29a0267_0_1/.test(f.line)), "the JobManager discarded the zombie's execution, named only by its id");
+  t.notOk([...z.fences, ...z.attempts].some((l) => /#2 \(/.test(l.line)), 'the attempt-#2 task deployed onto it after the heal is not the zombie');
+  t.equal(z.attempts.length, 0);
+});
+
+t.test('a TaskManager cut off past the heartbeat timeout: declared lost by its ResourceID inside the window, the job restarted on attempt #2', async (t) => {
+  // The same lines, with the window opened 75 s earlier and the declaration a 75 s cut brings:
+  // the ResourceManager's line as flink-zombie's f003 has it (05:38:31.124), with worker-3's
+  // ResourceID. No kept run cut a TaskManager off that long yet (campaigns/flink-zombie.yaml does).
+  const declared = '2026-12-05T06:56:42.300Z INFO  org.apache.flink.runtime.resourcemanager.StandaloneResourceManager [] - The heartbeat of TaskManager with id 10.231.0.13:37927-17a17e timed out.\n';
+  const logs75 = plogs.map((f) => (f.host === 'coordinator' ? { ...f, text: declared + f.text } : f));
+  const z = flinkZombieTrail({ ...cut, stoppedAt: '2026-12-05T06:55:32.149Z' }, logs75);
+  t.match(z.declaredLost?.line, /The heartbeat of TaskManager with id 10\.231\.0\.13:37927-17a17e timed out/);
+  t.match(z.replacedBy?.line, /switched from state RUNNING to RESTARTING/);
+  t.same(z.token, { before: 'attempt #1', after: 'attempt #2' });
+  t.ok(z.fences.length > 0);
+  t.equal(z.outcome, 'no-attempt', 'declared lost and replaced; nothing it tried shows in the logs');
+  // Read as a pause (a stopped process logs nothing before its resume), the lines inside the window would not count.
+  const asPause = flinkZombieTrail({ ...cut, kind: 'process-pause', pid: 1, stoppedAt: '2026-12-05T06:55:32.149Z' }, logs75);
+  t.notOk(asPause.fences.some((f) => Date.parse(f.at) < Date.parse(cut.resumedAt) - 1000), 'a pause counts lines from its resume only');
+});
+
+t.test("a disconnection the TaskManager asked for once back in reach is not the JobManager declaring it lost", async (t) => {
+  // f001's JobManager lines at 06:56:48.094 and .182 ("Closing TaskExecutor connection … because: ResourceManager leader
+  // changed", "Disconnect TaskExecutor … because: Job leader … lost leadership."), inside a window stretched past them.
+  const z = flinkZombieTrail({ ...cut, resumedAt: '2026-12-05T06:56:49.000Z' }, plogs);
+  t.equal(z.declaredLost, null);
+  // The JobMaster's shape of the heartbeat line (flink-zombie's run) and the unreachable one (flink-qual03's kills) do declare it.
+  for (const line of [
+    '2026-12-05T06:56:40.000Z INFO  org.apache.flink.runtime.jobmaster.JobMaster                 [] - Heartbeat of TaskManager with id 10.231.0.13:37927-17a17e timed out.',
+    '2026-12-05T06:56:40.000Z INFO  org.apache.flink.runtime.resourcemanager.StandaloneResourceManager [] - Closing TaskExecutor connection 10.231.0.13:37927-17a17e because: TaskManager with id 10.231.0.13:37927-17a17e is no longer reachable.',
+  ]) {
+    const logs = plogs.map((f) => (f.host === 'coordinator' ? { ...f, text: `${line}\n${f.text}` } : f));
+    t.equal(flinkZombieTrail(cut, logs).declaredLost?.line, line);
+  }
+});
