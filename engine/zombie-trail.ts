@@ -25,13 +25,24 @@ export function stampOf(line: string): number | null {
   return m ? Date.parse(m[1]!) : null;
 }
 
-/** The stamped lines of `host`'s files (optionally only files whose path matches) in [fromMs, toMs], oldest first, each trimmed to 400 characters. */
+/** The harness's own lines in an engine's output (the Flink agent prints them to stdout, unstamped): "clink-qual fault point …". */
+const HARNESS_LINE = /^clink-qual /;
+
+/**
+ * The stamped lines of `host`'s files (optionally only files whose path matches) in
+ * [fromMs, toMs], oldest first, each trimmed to 400 characters. The harness's own unstamped
+ * lines (HARNESS_LINE) take the stamp of the line before them in their file; other unstamped
+ * lines (stack frames) are left out.
+ */
 export function linesBetween(files: readonly EngineLogFile[], host: string, fromMs: number, toMs: number, opts: { file?: RegExp; match?: RegExp } = {}): TrailLine[] {
   const out: { ms: number; l: TrailLine }[] = [];
   for (const f of files) {
     if (f.host !== host || (opts.file && !opts.file.test(f.path))) continue;
+    let last: number | null = null;
     for (const raw of f.text.split('\n')) {
-      const ms = stampOf(raw);
+      const own = stampOf(raw);
+      if (own !== null) last = own;
+      const ms = own ?? (HARNESS_LINE.test(raw) ? last : null);
       if (ms === null || ms < fromMs || ms > toMs) continue;
       const line = raw.trim();
       if (opts.match && !opts.match.test(line)) continue;

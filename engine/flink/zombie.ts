@@ -31,10 +31,10 @@ const JM_FILE = /jobmanager/;
 const TM_FILE = /taskmanager/;
 
 /** What a woken TaskManager (or its tasks) tried, as either side logs it: going on from a paused point, a late checkpoint message. */
-const ATTEMPT = /resumed after \d+ ms stopped|late message for now expired checkpoint|[Rr]eceived (acknowledge|decline) message for|[Rr]eceived late message/;
+const ATTEMPT = /resumed after \d+ ms stopped|late message for now expired checkpoint|[Rr]eceived (acknowledge|decline) message for|[Rr]eceived late message|Trying to commit after recovery|Committing \S+ with MPU ID/;
 /** What stopped it: the JobManager's heartbeat seen timed out (or its leadership lost), its tasks failed there, their results discarded, a fencing token. */
 const FENCE =
-  /heartbeat of JobManager with id .* timed out|Close JobManager connection|Attempting to fail task externally|Ignoring checkpoint \w+ notification for non-running task|JobManager for job .* lost leadership|late message for now expired checkpoint|Discarding the results produced by task execution|[Ff]encing token/;
+  /heartbeat of JobManager with id .* timed out|Failed to commit after recovery .* Checking if file was committed before|Close JobManager connection|Attempting to fail task externally|Ignoring checkpoint \w+ notification for non-running task|JobManager for job .* lost leadership|late message for now expired checkpoint|Discarding the results produced by task execution|[Ff]encing token/;
 /** The JobManager names an execution by its id, whose last field is the attempt: "(1/4) (…_0_2) switched". */
 const EXECUTION_ATTEMPT = /_\d+_(\d+)\) switched from/;
 /** A subtask's execution attempt in the TaskManager's task names: "(3/4)#1". */
@@ -97,9 +97,14 @@ export function flinkZombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]
   const atCut = cutOff ? [...executionsAt(logs, w.host, stopped).values()] : [];
   const before = atCut.length ? String(Math.max(...atCut.map((e) => e.attempt))) : alive.map((l) => ATTEMPT_NO.exec(l.line)).find((m) => m)?.[2];
   // Tasks of a later attempt deployed onto the same TaskManager once it is back are the job's, not the zombie's.
-  const mine = alive.filter((l) => {
+  // A line naming no task (S3Committer's) is the zombie's only until the TaskManager receives a later attempt's task.
+  const laterTask = alive.findIndex((l) => {
     const m = ATTEMPT_NO.exec(l.line);
-    return !m || before === undefined || Number(m[2]) <= Number(before);
+    return m !== null && before !== undefined && Number(m[2]) > Number(before);
+  });
+  const mine = alive.filter((l, i) => {
+    const m = ATTEMPT_NO.exec(l.line);
+    return m ? before === undefined || Number(m[2]) <= Number(before) : laterTask < 0 || i < laterTask;
   });
   const executions = new Set([...atCut.map((e) => e.id), ...mine.map((l) => TASK.exec(l.line)).filter((m) => m && m[2] === before).map((m) => m![3]!)]);
   const jm = linesBetween(logs, JM_HOST, stopped, until, { file: JM_FILE }).filter(

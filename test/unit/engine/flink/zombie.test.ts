@@ -86,3 +86,27 @@ t.test("a disconnection the TaskManager asked for once back in reach is not the 
     t.equal(flinkZombieTrail(cut, logs).declaredLost?.line, line);
   }
 });
+
+// Lines from campaigns/flink-zombie.yaml's run of 2026-12-05 11:01 (f004: worker-1's TaskManager, pid 15504, stopped by the agent
+// at sink.before-commit 11:11:14.226, resumed 11:12:30.017 by chaos.jsonl's heal), cut to those the reader uses. The agent's
+// "resumed after" line is printed unstamped; the woken committer goes on to commit the completed checkpoint's parts, and
+// the store answers that they were completed already (by the job's next attempt), before the TaskManager takes attempt #12.
+const commitDir = path.join(import.meta.dirname, '../../../fixtures/flink-zombie-commit');
+const commitLogs = [
+  { host: 'worker-1', path: 'worker-1/flink-taskmanager.out.log', text: readFileSync(path.join(commitDir, 'taskmanager.log'), 'utf8') },
+  { host: 'coordinator', path: 'coordinator/flink-jobmanager.out.log', text: readFileSync(path.join(commitDir, 'jobmanager.log'), 'utf8') },
+];
+const atCommit = { faultId: 'f004', kind: 'protocol-point' as const, host: 'worker-1', pid: 15504, point: 'sink.before-commit', stoppedAt: '2026-12-05T11:11:14.226Z', resumedAt: '2026-12-05T11:12:30.017Z' };
+
+t.test('a TaskManager stopped 75 s at sink.before-commit: on waking it resumes at the point and tries the commit; the store says the parts were committed already', async (t) => {
+  const z = flinkZombieTrail(atCommit, commitLogs);
+  t.match(z.declaredLost?.line, /heartbeat of TaskManager with id 10\.231\.0\.11:41559-e60aea timed out/);
+  t.match(z.attempts[0]?.line, /^clink-qual fault point sink\.before-commit: pid 15504 resumed after 75563 ms stopped/, "the agent's unstamped line, at the time of the line before it");
+  t.equal(z.attempts[0]?.at, '2026-12-05T11:12:29.825Z');
+  const commits = z.attempts.filter((a) => /Trying to commit after recovery/.test(a.line));
+  t.equal(commits.length, 2, 'the woken committer tried its two parts (3/4 and 4/4 of attempt #2)');
+  t.ok(commits.every((a) => a.at < '2026-12-05T11:12:32.872Z'), "not the commits of attempt #12, deployed onto the same TaskManager once it was back");
+  t.equal(z.fences.filter((f) => /Failed to commit after recovery .* Checking if file was committed before/.test(f.line)).length, 2, 'each commit found its upload gone: completed already');
+  t.ok(z.fences.some((f) => /heartbeat of JobManager with id .* timed out/.test(f.line)));
+  t.equal(z.outcome, 'fenced');
+});
