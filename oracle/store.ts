@@ -13,10 +13,10 @@
  * its lines would be duplicates and its deletion a mutation. Clink writes no such names.
  *
  * The listing goes through the SDK's S3 client; a GET, the oracle's one per-object call,
- * does not: it is the SDK's own SigV4 signer (@smithy/signature-v4) and HTTP handler
- * (@smithy/node-http-handler) without the client's middleware stack, which cost about
- * 0.4 ms of client CPU a GET, about half of what a GET cost beyond reading its bytes
- * (docs/qualification/oracle-flat.md). What the middleware did for a GET is done here:
+ * does not: it is the SDK's HTTP handler (@smithy/node-http-handler) without the client's
+ * middleware stack, which cost about 0.4 ms of client CPU a GET, about half of what a GET
+ * cost beyond reading its bytes (docs/qualification/oracle-flat.md), signed by
+ * oracle/sigv4.ts (the SDK signer's headers, with the signing key derived once a day). What the middleware did for a GET is done here:
  * path-style URL, 404 -> null, 403/400 -> PRECONDITION, anything else retryable, a body
  * shorter than its Content-Length retryable, and the store's full-object checksum of the
  * body (x-amz-checksum-mode: ENABLED) checked, a mismatch retryable (checkBodyChecksum).
@@ -26,12 +26,11 @@ import http from 'node:http';
 import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { Sha256 } from '@smithy/core/checksum';
 import { extendedEncodeURIComponent } from '@smithy/core/protocols';
 import { HttpRequest } from '@smithy/core/transport';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { QualError } from '../lib/errors.ts';
+import { GetSigner } from './sigv4.ts';
 
 export interface StoreSettings {
   endpoint: string;
@@ -144,8 +143,10 @@ export class ObjectStore {
   readonly #timeoutMs: number;
   readonly #agent: http.Agent;
   readonly #http: NodeHttpHandler;
-  readonly #signer: SignatureV4;
+  readonly #signer: GetSigner;
   readonly #endpoint: URL;
+  /** The path of the bucket on the endpoint (path-style), without a trailing slash. */
+  readonly #basePath: string;
 
   constructor(settings: StoreSettings, bucket: string) {
     this.#agent = storeAgent(settings);
@@ -153,16 +154,10 @@ export class ObjectStore {
     this.bucket = bucket;
     this.#timeoutMs = settings.requestTimeoutMs ?? 10_000;
     this.#http = new NodeHttpHandler({ httpAgent: this.#agent, connectionTimeout: this.#timeoutMs });
-    this.#signer = new SignatureV4({
-      credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
-      region: settings.region ?? 'us-east-1',
-      service: 's3',
-      sha256: Sha256,
-      // S3: the path is signed as sent (already encoded), not encoded a second time.
-      uriEscapePath: false,
-      applyChecksum: false,
-    });
+    // S3: the path is signed as sent (already encoded), not encoded a second time.
+    this.#signer = new GetSigner({ accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }, settings.region ?? 'us-east-1', 's3');
     this.#endpoint = new URL(settings.endpoint);
+    this.#basePath = `${this.#endpoint.pathname.replace(/\/$/, '')}/${bucket}`;
   }
 
   /** Every object under the prefix that a downstream consumer reads (not hidden: isHiddenKey), in key order. */
@@ -214,17 +209,16 @@ export class ObjectStore {
     const e = this.#endpoint;
     let response;
     try {
-      const request = await this.#signer.sign(
-        new HttpRequest({
-          protocol: e.protocol,
-          hostname: e.hostname,
-          ...(e.port ? { port: Number(e.port) } : {}),
-          method: 'GET',
-          path: `${e.pathname.replace(/\/$/, '')}/${this.bucket}/${key.split('/').map(extendedEncodeURIComponent).join('/')}`,
-          headers: { host: e.host, 'x-amz-checksum-mode': 'ENABLED', 'x-amz-content-sha256': EMPTY_BODY_SHA256 },
-        }),
-      );
-      ({ response } = await this.#http.handle(request as HttpRequest, { abortSignal: signal }));
+      const path = `${this.#basePath}/${key.split('/').map(extendedEncodeURIComponent).join('/')}`;
+      const request = new HttpRequest({
+        protocol: e.protocol,
+        hostname: e.hostname,
+        ...(e.port ? { port: Number(e.port) } : {}),
+        method: 'GET',
+        path,
+        headers: this.#signer.sign(path, { host: e.host, 'x-amz-checksum-mode': 'ENABLED', 'x-amz-content-sha256': EMPTY_BODY_SHA256 }),
+      });
+      ({ response } = await this.#http.handle(request, { abortSignal: signal }));
     } catch (err) {
       throw storeError(what, err);
     }
