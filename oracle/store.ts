@@ -232,6 +232,9 @@ export class ObjectStore {
   }
 }
 
+/** The largest announced body read into a buffer allocated up front (larger ones: chunks, joined). */
+const PREALLOCATED_BODY_MAX = 256 * 1024 * 1024;
+
 /** A GET's answer: its status, headers and whole body. */
 interface StoreResponse {
   status: number;
@@ -266,7 +269,8 @@ export function httpGet(endpoint: URL, agent: http.Agent, path: string, headers:
       (res) => {
         const announced = Number(res.headers['content-length']);
         const sized = res.headers['content-length'] !== undefined && Number.isSafeInteger(announced) && announced >= 0;
-        let whole = sized ? Buffer.allocUnsafeSlow(announced) : undefined;
+        // Up to PREALLOCATED_BODY_MAX: a store announcing more gets its chunks gathered as they come.
+        let whole = sized && announced <= PREALLOCATED_BODY_MAX ? Buffer.allocUnsafeSlow(announced) : undefined;
         const chunks: Buffer[] = [];
         let n = 0;
         res.on('data', (c: Buffer) => {
