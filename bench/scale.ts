@@ -52,7 +52,9 @@ export const USAGE = `Usage: npm run bench -- scale [options]
 For each partition count: the sustained engine benchmark (engine vs raw consume -> put) and
 the oracle benchmark (recount vs raw GET), each measured against its own baseline in the
 same run; then a table of how both grow with the partitions. Takes the rig lock (exit 2
-naming the holder while another command uses the rig); its benchmarks run under it.
+naming the holder while another command uses the rig); its benchmarks run under it. With
+--oracle-only and CLINK_QUAL_S3_ENDPOINT (a store of your own) it touches no rig and takes
+none.
 
 Options:
   --partitions A,B,C    partition counts, ascending (default 4,16,64)
@@ -100,6 +102,14 @@ export function parseScaleOptions(args: string[]): ScaleOptions | 'help' {
     objectRate: int('object-rate', values['object-rate']!, 1),
     oracleOnly: values['oracle-only']!,
   };
+}
+
+/**
+ * Whether the run needs the rig lock: always, except the oracle alone against a store of
+ * one's own (CLINK_QUAL_S3_ENDPOINT), which touches no rig (bench/oracle.ts takes none then).
+ */
+export function needsRigLock(o: Pick<ScaleOptions, 'oracleOnly'>, env: NodeJS.ProcessEnv): boolean {
+  return !(o.oracleOnly && env.CLINK_QUAL_S3_ENDPOINT);
 }
 
 /** Events per oracle object: what one partition's subtask commits per checkpoint at the rate. */
@@ -202,8 +212,8 @@ export function runBench(file: string, args: string[], prefix: string): Promise<
 
 export async function main(args: string[]): Promise<void> {
   const o = optionsOrUsage(parseScaleOptions, args, USAGE);
-  // Its engine-sustained and oracle children run under this lock.
-  if (!o || !takeRigLock('scale')) return;
+  // Its engine-sustained and oracle children run under this lock (none for the oracle alone on a store of one's own).
+  if (!o || (needsRigLock(o, process.env) && !takeRigLock('scale'))) return;
   const rows: ScaleRow[] = [];
   for (const p of o.partitions) {
     const prefix = `[P=${p}]`;

@@ -3,12 +3,12 @@
  * oracle/tally.ts judgeBody, off the thread that fetches them. It marks nothing; the tally
  * stays with its owner, who marks the runs it gets back.
  *
- * In:  { id, key, buf: ArrayBuffer (transferred), offset, length }
- * Out: { id, judgement } or { id, error }
+ * In:  a batch, [{ id, key, buf: ArrayBuffer (transferred), offset, length }, ...]
+ * Out: one reply for the batch, [{ id, judgement } or { id, error }, ...] in the same order
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Generator, type GeneratorSpec } from './generator.ts';
-import { judgeBody } from './tally.ts';
+import { judgeBody, type BodyJudgement } from './tally.ts';
 
 export interface JudgeRequest {
   id: number;
@@ -18,12 +18,26 @@ export interface JudgeRequest {
   length: number;
 }
 
+/** Bodies sent to a worker in one message (oracle/judge-pool.ts). */
+export type JudgeBatch = JudgeRequest[];
+
+/** One body's judgement, or why it could not be judged. */
+export interface JudgeReply {
+  id: number;
+  judgement?: BodyJudgement;
+  error?: string;
+}
+
 const gen = new Generator(workerData as GeneratorSpec);
 const port = parentPort!;
-port.on('message', (m: JudgeRequest) => {
-  try {
-    port.postMessage({ id: m.id, judgement: judgeBody(gen, m.key, Buffer.from(m.buf, m.offset, m.length)) });
-  } catch (err) {
-    port.postMessage({ id: m.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+port.on('message', (batch: JudgeBatch) => {
+  const replies: JudgeReply[] = [];
+  for (const m of batch) {
+    try {
+      replies.push({ id: m.id, judgement: judgeBody(gen, m.key, Buffer.from(m.buf, m.offset, m.length)) });
+    } catch (err) {
+      replies.push({ id: m.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    }
   }
+  port.postMessage(replies);
 });

@@ -13,25 +13,24 @@
  * its lines would be duplicates and its deletion a mutation. Clink writes no such names.
  *
  * The listing goes through the SDK's S3 client; a GET, the oracle's one per-object call,
- * does not: it is the SDK's own SigV4 signer (@smithy/signature-v4) and HTTP handler
- * (@smithy/node-http-handler) without the client's middleware stack, which cost about
- * 0.4 ms of client CPU a GET, about half of what a GET cost beyond reading its bytes
- * (docs/qualification/oracle-flat.md). What the middleware did for a GET is done here:
+ * does not: the client's middleware stack cost about 0.4 ms of client CPU a GET, about half
+ * of what a GET cost beyond reading its bytes, and the SDK's signer and HTTP handler, used
+ * without the client since, still paid per request for their key cache, their promises, a
+ * stream iterator and a list of chunks (docs/qualification/oracle-flat.md). A GET is one
+ * node:http request on the store's keep-alive agent (httpGet), signed by oracle/sigv4.ts
+ * (the SDK signer's headers, the signing key derived once a day). What the middleware did for a GET is done here:
  * path-style URL, 404 -> null, 403/400 -> PRECONDITION, anything else retryable, a body
  * shorter than its Content-Length retryable, and the store's full-object checksum of the
  * body (x-amz-checksum-mode: ENABLED) checked, a mismatch retryable (checkBodyChecksum).
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import type { Readable } from 'node:stream';
+import { request as httpsRequest } from 'node:https';
 import { crc32 } from 'node:zlib';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { Sha256 } from '@smithy/core/checksum';
 import { extendedEncodeURIComponent } from '@smithy/core/protocols';
-import { HttpRequest } from '@smithy/core/transport';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { QualError } from '../lib/errors.ts';
+import { GetSigner } from './sigv4.ts';
 
 export interface StoreSettings {
   endpoint: string;
@@ -143,26 +142,20 @@ export class ObjectStore {
   readonly bucket: string;
   readonly #timeoutMs: number;
   readonly #agent: http.Agent;
-  readonly #http: NodeHttpHandler;
-  readonly #signer: SignatureV4;
+  readonly #signer: GetSigner;
   readonly #endpoint: URL;
+  /** The path of the bucket on the endpoint (path-style), without a trailing slash. */
+  readonly #basePath: string;
 
   constructor(settings: StoreSettings, bucket: string) {
     this.#agent = storeAgent(settings);
     this.client = makeS3Client(settings, this.#agent);
     this.bucket = bucket;
     this.#timeoutMs = settings.requestTimeoutMs ?? 10_000;
-    this.#http = new NodeHttpHandler({ httpAgent: this.#agent, connectionTimeout: this.#timeoutMs });
-    this.#signer = new SignatureV4({
-      credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
-      region: settings.region ?? 'us-east-1',
-      service: 's3',
-      sha256: Sha256,
-      // S3: the path is signed as sent (already encoded), not encoded a second time.
-      uriEscapePath: false,
-      applyChecksum: false,
-    });
+    // S3: the path is signed as sent (already encoded), not encoded a second time.
+    this.#signer = new GetSigner({ accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }, settings.region ?? 'us-east-1', 's3');
     this.#endpoint = new URL(settings.endpoint);
+    this.#basePath = `${this.#endpoint.pathname.replace(/\/$/, '')}/${bucket}`;
   }
 
   /** Every object under the prefix that a downstream consumer reads (not hidden: isHiddenKey), in key order. */
@@ -210,31 +203,15 @@ export class ObjectStore {
   /** The object's bytes, or null when it does not exist (any more). */
   async get(key: string): Promise<FetchedObject | null> {
     const what = `get s3://${this.bucket}/${key}`;
-    const signal = AbortSignal.timeout(this.#timeoutMs);
-    const e = this.#endpoint;
-    let response;
+    const path = `${this.#basePath}/${key.split('/').map(extendedEncodeURIComponent).join('/')}`;
+    const headers = this.#signer.sign(path, { host: this.#endpoint.host, 'x-amz-checksum-mode': 'ENABLED', 'x-amz-content-sha256': EMPTY_BODY_SHA256 });
+    let response: StoreResponse;
     try {
-      const request = await this.#signer.sign(
-        new HttpRequest({
-          protocol: e.protocol,
-          hostname: e.hostname,
-          ...(e.port ? { port: Number(e.port) } : {}),
-          method: 'GET',
-          path: `${e.pathname.replace(/\/$/, '')}/${this.bucket}/${key.split('/').map(extendedEncodeURIComponent).join('/')}`,
-          headers: { host: e.host, 'x-amz-checksum-mode': 'ENABLED', 'x-amz-content-sha256': EMPTY_BODY_SHA256 },
-        }),
-      );
-      ({ response } = await this.#http.handle(request as HttpRequest, { abortSignal: signal }));
+      response = await httpGet(this.#endpoint, this.#agent, path, headers, this.#timeoutMs);
     } catch (err) {
       throw storeError(what, err);
     }
-    let body: Buffer;
-    try {
-      body = await readAll(response.body as Readable | undefined, signal);
-    } catch (err) {
-      throw storeError(what, err);
-    }
-    const status = response.statusCode;
+    const { status, body } = response;
     if (status === 404) return null;
     if (status < 200 || status >= 300) {
       const x = s3ErrorOf(body.toString('utf8'));
@@ -251,26 +228,75 @@ export class ObjectStore {
 
   destroy(): void {
     this.client.destroy();
-    this.#http.destroy();
     this.#agent.destroy();
   }
 }
 
-async function readAll(body: Readable | undefined, signal: AbortSignal): Promise<Buffer> {
-  if (!body) return Buffer.alloc(0);
-  const chunks: Buffer[] = [];
-  let n = 0;
-  const onAbort = () => body.destroy(new Error('request deadline passed while reading the body'));
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    for await (const c of body) {
-      chunks.push(c as Buffer);
-      n += (c as Buffer).length;
-    }
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, n);
+/** The largest announced body read into a buffer allocated up front (larger ones: chunks, joined). */
+const PREALLOCATED_BODY_MAX = 256 * 1024 * 1024;
+
+/** A GET's answer: its status, headers and whole body. */
+interface StoreResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: Buffer;
+}
+
+/**
+ * One GET on the keep-alive agent (node:http; node:https with its global agent for an https
+ * endpoint), its body read whole, within `timeoutMs` from the request to the body's last
+ * byte. A body of announced length is read into one buffer of that size that owns its
+ * memory (no list of chunks, no concatenation; the judge pool moves it to a worker without a
+ * copy); a chunked one is gathered and joined. A response that ends before its announced
+ * length resolves with the bytes it had (the caller compares); a connection that closes
+ * mid-body rejects.
+ */
+export function httpGet(endpoint: URL, agent: http.Agent, path: string, headers: Record<string, string>, timeoutMs: number): Promise<StoreResponse> {
+  return new Promise<StoreResponse>((resolve, reject) => {
+    let settled = false;
+    const settle = (err: Error | null, r?: StoreResponse) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) {
+        req.destroy();
+        reject(err);
+      } else resolve(r!);
+    };
+    const https = endpoint.protocol === 'https:';
+    const req = (https ? httpsRequest : http.request)(
+      { protocol: endpoint.protocol, hostname: endpoint.hostname, ...(endpoint.port ? { port: Number(endpoint.port) } : {}), method: 'GET', path, headers, ...(https ? {} : { agent }) },
+      (res) => {
+        const announced = Number(res.headers['content-length']);
+        const sized = res.headers['content-length'] !== undefined && Number.isSafeInteger(announced) && announced >= 0;
+        // Up to PREALLOCATED_BODY_MAX: a store announcing more gets its chunks gathered as they come.
+        let whole = sized && announced <= PREALLOCATED_BODY_MAX ? Buffer.allocUnsafeSlow(announced) : undefined;
+        const chunks: Buffer[] = [];
+        let n = 0;
+        res.on('data', (c: Buffer) => {
+          if (whole && n + c.length <= whole.length) c.copy(whole, n);
+          else {
+            // More than announced (the parser would not give it) or no length: gather the chunks.
+            if (whole) {
+              chunks.push(whole.subarray(0, n));
+              whole = undefined;
+            }
+            chunks.push(c);
+          }
+          n += c.length;
+        });
+        res.on('end', () => {
+          const body = whole ? (n === whole.length ? whole : whole.subarray(0, n)) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, n);
+          settle(null, { status: res.statusCode ?? 0, headers: res.headers as Record<string, string | undefined>, body });
+        });
+        res.on('error', (err) => settle(err));
+        res.on('close', () => settle(new Error(`the connection closed after ${n} bytes of the body`)));
+      },
+    );
+    const timer = setTimeout(() => settle(new Error(`request deadline (${timeoutMs} ms) passed`)), timeoutMs);
+    req.on('error', (err) => settle(err));
+    req.end();
+  });
 }
 
 /** Runs fn over items with at most `concurrency` in flight; results in item order. */

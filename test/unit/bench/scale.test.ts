@@ -1,12 +1,12 @@
 /**
  * The scale benchmark's pure parts: options, the oracle's object size per partition count,
  * reading the sub-benchmarks' RESULT lines, the table's growth and the RESULT line; and,
- * through the CLI, --help and a refused option (neither touches the rig).
+ * through the CLI, --help and a refused option (neither touches the rig); when it needs the rig lock.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
-import { eventsPerObject, parseResult, parseScaleOptions, rowOf, runBench, scaleResultLine, scaleTable } from '../../../bench/scale.ts';
+import { eventsPerObject, needsRigLock, parseResult, parseScaleOptions, rowOf, runBench, scaleResultLine, scaleTable } from '../../../bench/scale.ts';
 
 t.test('options: defaults, ascending partitions, bad values refused', async (t) => {
   t.strictSame(parseScaleOptions([]), { partitions: [4, 16, 64], rates: '10400,20000,30000', checkpointMs: 8000, oracleEvents: 2_000_000, objectRate: 10400, oracleOnly: false });
@@ -19,6 +19,13 @@ t.test('options: defaults, ascending partitions, bad values refused', async (t) 
   t.throws(() => parseScaleOptions(['--rates', '100,abc']), /--rates: "abc" is not a rate/);
   t.throws(() => parseScaleOptions(['--checkpoint-ms', '10']), /--checkpoint-ms/);
   t.throws(() => parseScaleOptions(['--nope']), /Unknown option/);
+});
+
+t.test('the rig lock: needed unless the oracle alone runs against a store of its own', async (t) => {
+  t.equal(needsRigLock({ oracleOnly: true }, { CLINK_QUAL_S3_ENDPOINT: 'http://127.0.0.1:19400' }), false, '--oracle-only on CLINK_QUAL_S3_ENDPOINT: no rig touched');
+  t.equal(needsRigLock({ oracleOnly: true }, {}), true, "--oracle-only on the rig's store");
+  t.equal(needsRigLock({ oracleOnly: false }, { CLINK_QUAL_S3_ENDPOINT: 'http://127.0.0.1:19400' }), true, 'the engine ladder uses the rig whatever the store');
+  t.equal(needsRigLock({ oracleOnly: true }, { CLINK_QUAL_S3_ENDPOINT: '' }), true, 'an empty endpoint is none');
 });
 
 t.test("the oracle's objects: one per partition per checkpoint at the rate", async (t) => {

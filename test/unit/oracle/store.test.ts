@@ -5,11 +5,13 @@
  * spans checkpoints, and are left unjudged; everything else under the prefix is output.
  * forEachPaged runs over a paginated listing as its pages arrive, at a bounded concurrency.
  *
- * The GET (the SDK's signer and HTTP handler without its client), against a loopback HTTP
+ * The GET (oracle/sigv4.ts and node:http, without the SDK's client), against a loopback HTTP
  * server: the request is a signed path-style GET; a 200 gives the body (announced or
  * chunked) and the ETag; a 404 is null; a 403 is PRECONDITION (not retryable); a 500 and a
  * body cut short are STORE_UNAVAILABLE (retryable); a full-object CRC32 or SHA-256 is
- * checked (a mismatch is retryable), a composite one is not.
+ * checked (a mismatch is retryable), a composite one is not; a store that does not answer
+ * is a retryable error at the deadline; an announced body owns its whole buffer (the judge
+ * pool moves it without a copy).
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -86,6 +88,8 @@ interface Answer {
   chunked?: boolean;
   /** Announce this Content-Length, send the body, then cut the connection. */
   cutAt?: number;
+  /** Never answer (a paused store). */
+  hang?: boolean;
 }
 let answer: (url: string) => Answer = () => ({ status: 200, body: '' });
 const seen: http.IncomingHttpHeaders[] = [];
@@ -95,6 +99,7 @@ const server = http.createServer((req, res) => {
   urls.push(req.url!);
   req.resume();
   const a = answer(req.url!);
+  if (a.hang) return;
   const body = typeof a.body === 'string' ? Buffer.from(a.body) : (a.body ?? Buffer.alloc(0));
   if (a.cutAt !== undefined) {
     res.writeHead(a.status, { ...a.headers, 'content-length': String(a.cutAt) });
@@ -141,6 +146,31 @@ t.test('get: a 200 is the body and the ETag, from a signed path-style GET', asyn
   t.equal(h['x-amz-content-sha256'], createHash('sha256').digest('hex'), "an empty body's payload hash, as the SDK signs a GET");
   await store.get("p/a b!'()*.jsonl");
   t.equal(urls.at(-1), '/bkt/p/a%20b%21%27%28%29%2A.jsonl', "the key encoded as the SDK's GetObject encodes it");
+});
+
+t.test('get: an announced body owns its whole buffer; a large one, sent in many writes, is read whole', async (t) => {
+  const big = Buffer.alloc(300_000, 'x');
+  for (let i = 0; i < big.length; i += 997) big[i] = 0x0a;
+  answer = () => ({ status: 200, headers: { etag: '"big"' }, body: big });
+  const got = await store.get('big');
+  t.ok(got!.body.equals(big));
+  t.equal(got!.body.byteOffset, 0);
+  t.equal(got!.body.buffer.byteLength, big.length, 'a buffer of its own, of its size: movable to a judge worker');
+  answer = () => ({ status: 200, headers: { etag: '"e"' }, body: '' });
+  t.equal((await store.get('empty'))!.size, 0, 'an empty object is an empty body');
+});
+
+t.test('get: a store that does not answer is a retryable error at the deadline', async (t) => {
+  const quick = new ObjectStore({ endpoint, accessKeyId: 'AKID', secretAccessKey: 'secret', requestTimeoutMs: 300 }, 'bkt');
+  answer = () => ({ status: 200, hang: true });
+  const t0 = Date.now();
+  const e = await quick.get('k').catch((err: unknown) => err);
+  quick.destroy();
+  t.ok(e instanceof QualError);
+  t.equal((e as QualError).code, 'STORE_UNAVAILABLE');
+  t.equal((e as QualError).canRetry, true);
+  t.match((e as Error).message, /deadline \(300 ms\)/);
+  t.ok(Date.now() - t0 < 1500, 'at the deadline, not later');
 });
 
 t.test('get: a chunked body without a Content-Length is read whole', async (t) => {
