@@ -5,7 +5,7 @@
  * spans checkpoints, and are left unjudged; everything else under the prefix is output.
  * forEachPaged runs over a paginated listing as its pages arrive, at a bounded concurrency.
  *
- * The GET (oracle/sigv4.ts and node:http, without the SDK's client), against a loopback HTTP
+ * The GET (the SDK's SigV4 signer and node:http, without the SDK's client), against a loopback HTTP
  * server: the request is a signed path-style GET; a 200 gives the body (announced or
  * chunked) and the ETag; a 404 is null; a 403 is PRECONDITION (not retryable); a 500 and a
  * body cut short are STORE_UNAVAILABLE (retryable); a full-object CRC32 or SHA-256 is
