@@ -174,6 +174,11 @@ async function mavenJar(
   return { name: p.name, version: p.version, path: out, sha256: await sha256File(out) };
 }
 
+/** The versions the built parts would have from the sources now (the job's and the agent's): an installed one that differs is stale. */
+export function flinkBuiltVersions(): Record<string, string> {
+  return { 'flink-job': `src-${jobSourceHash().slice(0, 16)}`, 'flink-agent': `src-${mavenSourceHash('agent').slice(0, 16)}` };
+}
+
 /** The Flink job (engine/flink/job); its version is the sha256 of its pom.xml and sources. */
 function job(prev: Component | undefined, log: (l: string) => void): Promise<Component> {
   return mavenJar(
@@ -181,7 +186,7 @@ function job(prev: Component | undefined, log: (l: string) => void): Promise<Com
     {
       name: 'flink-job',
       jar: FLINK_JOB_JAR,
-      version: `src-${jobSourceHash().slice(0, 16)}`,
+      version: flinkBuiltVersions()['flink-job']!,
       sources: jobSources(),
       mvnArgs: [`-Dflink.version=${FLINK_PINS.flink}`, `-Dkafka.connector.version=${FLINK_PINS.kafkaConnector}`],
       what: 'the Flink job',
@@ -204,7 +209,7 @@ function agent(prev: Component | undefined, log: (l: string) => void): Promise<C
     {
       name: 'flink-agent',
       jar: FLINK_AGENT_JAR,
-      version: `src-${mavenSourceHash('agent').slice(0, 16)}`,
+      version: flinkBuiltVersions()['flink-agent']!,
       sources: mavenSources('agent'),
       mvnArgs: ['-Dmaven.test.skip=true', `-Dflink.version=${FLINK_PINS.flink}`],
       what: 'the Flink fault-point agent',

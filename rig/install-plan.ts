@@ -56,3 +56,12 @@ export function missingEngineComponents(engine: string, installed: readonly stri
   const need = Object.hasOwn(ENGINE_COMPONENTS, engine) ? ENGINE_COMPONENTS[engine]! : [];
   return need.filter((n) => !installed.includes(n));
 }
+
+/**
+ * The installed components of an engine built from this repository's sources whose version
+ * is not the one the sources give now (`built`: name → version from the sources): an edited
+ * job or agent since the last install. A run rebuilds them before it deploys them.
+ */
+export function staleEngineComponents(installed: readonly { name: string; version: string }[], built: Readonly<Record<string, string>>): string[] {
+  return installed.filter((c) => Object.hasOwn(built, c.name) && built[c.name] !== c.version).map((c) => c.name);
+}

@@ -30,8 +30,8 @@ import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, ren
 import path from 'node:path';
 import { QualError } from '../lib/errors.ts';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
-import { installFlink } from './install-flink.ts';
-import { installPlan, missingEngineComponents, type InstallAsk } from './install-plan.ts';
+import { flinkBuiltVersions, installFlink } from './install-flink.ts';
+import { installPlan, missingEngineComponents, staleEngineComponents, type InstallAsk } from './install-plan.ts';
 import { InstallProgress, type ProgressClock } from './install-progress.ts';
 
 /** The build command of the pinned MinIO; the ./clink-qual wrapper starts it too. */
@@ -410,7 +410,13 @@ export async function install(
 export async function installForEngine(engine: string, log: (l: string) => void = () => {}, opts: { clock?: ProgressClock } = {}): Promise<Manifest> {
   const manifest = readManifest();
   const missing = missingEngineComponents(engine, manifest.components.map((c) => c.name));
-  if (!missing.length) return manifest;
-  log(`engine ${engine}: first use on this machine, installing its parts (${missing.join(', ')}), as 'clink-qual rig install --engine ${engine}' would`);
+  if (missing.length) {
+    log(`engine ${engine}: first use on this machine, installing its parts (${missing.join(', ')}), as 'clink-qual rig install --engine ${engine}' would`);
+    return (await install(log, { engines: [engine], ...opts })).manifest;
+  }
+  // Parts built from this repository (Flink's job and agent) must be the sources' own: an edited one is rebuilt before the run deploys it.
+  const stale = engine === 'flink' ? staleEngineComponents(manifest.components, flinkBuiltVersions()) : [];
+  if (!stale.length) return manifest;
+  log(`engine ${engine}: ${stale.join(', ')} changed since the last install, rebuilding, as 'clink-qual rig install' would`);
   return (await install(log, { engines: [engine], ...opts })).manifest;
 }

@@ -43,3 +43,15 @@ t.test('the table covers every engine the harness can drive, and names Flink alo
   t.same(ENGINES_WITH_PARTS, ['flink']);
   t.same(ENGINE_COMPONENTS.flink, FLINK);
 });
+
+t.test('staleEngineComponents: an installed part built from the sources whose version the sources no longer give', async (t) => {
+  const { staleEngineComponents } = await import('../../../rig/install-plan.ts');
+  const installed = [
+    { name: 'kafka', version: '4.1.1' },
+    { name: 'flink-job', version: 'src-aaaa' },
+    { name: 'flink-agent', version: 'src-bbbb' },
+  ];
+  t.same(staleEngineComponents(installed, { 'flink-job': 'src-aaaa', 'flink-agent': 'src-bbbb' }), [], 'both current');
+  t.same(staleEngineComponents(installed, { 'flink-job': 'src-aaaa', 'flink-agent': 'src-cccc' }), ['flink-agent'], 'the agent edited');
+  t.same(staleEngineComponents([{ name: 'kafka', version: '4.1.1' }], { 'flink-job': 'src-x' }), [], 'not installed is not stale (missingEngineComponents covers it)');
+});

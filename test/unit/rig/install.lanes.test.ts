@@ -5,12 +5,13 @@
  * installForEngine asks for them on Flink's first use only. Run with fake go, mvn, java and apt-get
  * (test/helpers/fake-tools.ts) in a temporary cache: nothing is fetched or built.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { QualError } from '../../../lib/errors.ts';
 import { install, installForEngine, manifestPath, PINS, readManifest } from '../../../rig/install.ts';
+import { flinkBuiltVersions } from '../../../rig/install-flink.ts';
 import { fakeTools } from '../../helpers/fake-tools.ts';
 
 const tools = fakeTools();
@@ -150,4 +151,13 @@ t.test("installForEngine: Flink's parts on its first use, then nothing; Clink ne
   t.same(quiet, [], 'the second use installs nothing and says nothing');
   t.equal(tools.calls('mvn').length, calls, 'no Maven');
   t.same(second, flink);
+
+  // The agent's sources changed since (the manifest names an older version): the run rebuilds it before deploying.
+  const m = readManifest();
+  writeFileSync(manifestPath(), JSON.stringify({ ...m, components: m.components.map((c) => (c.name === 'flink-agent' ? { ...c, version: 'src-0000000000000000' } : c)) }));
+  const rebuilt: string[] = [];
+  const third = await installForEngine('flink', (l) => rebuilt.push(l));
+  t.match(rebuilt[0], /^engine flink: flink-agent changed since the last install, rebuilding/);
+  t.ok(tools.calls('mvn').length > calls, 'Maven ran again');
+  t.equal(third.components.find((c) => c.name === 'flink-agent')?.version, flinkBuiltVersions()['flink-agent'], "the agent is the sources' own again");
 });
