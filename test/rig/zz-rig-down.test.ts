@@ -64,14 +64,19 @@ t.test('a rig up killed half-way is cleared by the next rig up, which leaves the
   t.equal(leftovers().ns.length, 8, 'exactly 8 host namespaces');
 });
 
-/** The newest run of this suite that PASSed with a recount (campaign-quick's or the kill table's control), or undefined. */
+/**
+ * The newest run of this suite that PASSed with a recount on the local rig (campaign-quick's or
+ * the kill table's control), or undefined. Not the bare-host inventory test's run: its objects
+ * were on the bare hosts' own store, which that test removes with its hosts.
+ */
 function newestPassedRun(): string | undefined {
   const runs = path.join(repoRoot, 'runs');
   if (!existsSync(runs)) return undefined;
   const dirs = readdirSync(runs)
     .map((d) => path.join(runs, d))
     .filter((d) => d !== path.join(runs, 'latest') && existsSync(path.join(d, 'recount.json')) && existsSync(path.join(d, 'verdict.json')))
-    .filter((d) => JSON.parse(readFileSync(path.join(d, 'verdict.json'), 'utf8')).verdict === 'PASS');
+    .filter((d) => JSON.parse(readFileSync(path.join(d, 'verdict.json'), 'utf8')).verdict === 'PASS')
+    .filter((d) => existsSync(path.join(d, 'provenance.json')) && JSON.parse(readFileSync(path.join(d, 'provenance.json'), 'utf8')).rig?.kind === 'local');
   const ended = (d: string) => String(JSON.parse(readFileSync(path.join(d, 'verdict.json'), 'utf8')).endedAt ?? '');
   return dirs.sort((a, b) => ended(a).localeCompare(ended(b))).pop();
 }
