@@ -118,7 +118,25 @@ export function flinkZombieTrail(w: ZombieWindow, logs: readonly EngineLogFile[]
     .map((l) => Number(EXECUTION_ATTEMPT.exec(l.line)?.[1] ?? NaN))
     .filter((n) => Number.isFinite(n) && (before === undefined || n > Number(before)));
   const after = later.length ? Math.max(...later) : undefined;
-  return zombieTrailOf(w, { declaredLost: lost, replacedBy, attempts, fences, token: { before: before !== undefined ? `attempt #${before}` : null, after: after !== undefined ? `attempt #${after}` : null } });
+  const trail = zombieTrailOf(w, { declaredLost: lost, replacedBy, attempts, fences, token: { before: before !== undefined ? `attempt #${before}` : null, after: after !== undefined ? `attempt #${after}` : null } });
+  // A commit is judged by its own answer: the task failing after the request was sent does not stop it.
+  return trail.outcome === 'fenced' && unrefusedCommits(attempts, mine).length > 0 ? { ...trail, outcome: 'unfenced' } : trail;
+}
+
+const COMMIT_TRY = /(?:Trying to commit after recovery|Committing) (\S+) with MPU ID/;
+const COMMIT_REFUSED = /Failed to commit after recovery (\S+) with MPU ID/;
+
+/**
+ * The zombie's commit attempts that no refusal of its own answered: for each "Trying to commit
+ * after recovery P" (or "Committing P") among `attempts`, a later "Failed to commit after
+ * recovery P" among the zombie's own lines (`own`: before the TaskManager took a later
+ * attempt's task). An unanswered one went through, or its answer is not in the logs.
+ */
+export function unrefusedCommits(attempts: readonly TrailLine[], own: readonly TrailLine[]): TrailLine[] {
+  return attempts.filter((a) => {
+    const part = COMMIT_TRY.exec(a.line)?.[1];
+    return part !== undefined && !own.some((l) => l.at >= a.at && COMMIT_REFUSED.exec(l.line)?.[1] === part);
+  });
 }
 
 function escape(s: string): string {

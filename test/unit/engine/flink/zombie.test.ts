@@ -110,3 +110,35 @@ t.test('a TaskManager stopped 75 s at sink.before-commit: on waking it resumes a
   t.ok(z.fences.some((f) => /heartbeat of JobManager with id .* timed out/.test(f.line)));
   t.equal(z.outcome, 'fenced');
 });
+
+// Lines from campaigns/flink-zombie.yaml's run at 0f951fb (f001: worker-1's TaskManager, pid 22713, stopped by the agent at
+// sink.before-commit 12:50:13.587, resumed 12:51:28.909), cut to those the reader uses: woken, the committer sent both commits
+// of its completed checkpoint (12:51:28.895, .898) a millisecond before its tasks failed, and nothing refused them; attempt #2,
+// deployed onto the same TaskManager at 12:51:30.8, found both parts committed already.
+const lateDir = path.join(import.meta.dirname, '../../../fixtures/flink-zombie-late-commit');
+const lateLogs = [
+  { host: 'worker-1', path: 'worker-1/flink-taskmanager.out.log', text: readFileSync(path.join(lateDir, 'taskmanager.log'), 'utf8') },
+  { host: 'coordinator', path: 'coordinator/flink-jobmanager.out.log', text: readFileSync(path.join(lateDir, 'jobmanager.log'), 'utf8') },
+];
+const lateCommit = { faultId: 'f001', kind: 'protocol-point' as const, host: 'worker-1', pid: 22713, point: 'sink.before-commit', stoppedAt: '2026-12-05T12:50:13.587Z', resumedAt: '2026-12-05T12:51:28.909Z' };
+
+t.test("a woken committer's commits that nothing refused: unfenced, though its tasks failed a millisecond later", async (t) => {
+  const z = flinkZombieTrail(lateCommit, lateLogs);
+  t.ok(z.declaredLost, 'declared lost');
+  t.equal(z.attempts.filter((a) => /Trying to commit after recovery/.test(a.line)).length, 2, 'its two commits');
+  t.ok(z.fences.some((f) => /Attempting to fail task externally/.test(f.line)), 'its tasks failed after them');
+  t.notOk(z.fences.some((f) => /Failed to commit after recovery/.test(f.line)), "attempt #2's refusals are not the zombie's");
+  t.equal(z.outcome, 'unfenced', 'a commit is judged by its own answer');
+});
+
+t.test('unrefusedCommits: a commit try is answered only by a later refusal of the same part', async (t) => {
+  const { unrefusedCommits } = await import('../../../../engine/flink/zombie.ts');
+  const l = (at: string, line: string) => ({ at, host: 'worker-1', line });
+  const tryA = l('2026-12-05T00:00:01.000Z', 'x S3Committer [] - Trying to commit after recovery runs/r/part-a-3.jsonl with MPU ID QQ');
+  const tryB = l('2026-12-05T00:00:01.001Z', 'x S3Committer [] - Committing runs/r/part-b-3.jsonl with MPU ID RR');
+  const refusedA = l('2026-12-05T00:00:01.200Z', 'x S3Committer [] - Failed to commit after recovery runs/r/part-a-3.jsonl with MPU ID QQ. Checking if file was committed before...');
+  const refusedEarlier = l('2026-12-05T00:00:00.500Z', 'x S3Committer [] - Failed to commit after recovery runs/r/part-b-3.jsonl with MPU ID RR. Checking if file was committed before...');
+  t.same(unrefusedCommits([tryA, tryB], [tryA, tryB, refusedA, refusedEarlier]), [tryB], 'a refusal before the try answers nothing');
+  t.same(unrefusedCommits([tryA], [tryA, refusedA]), []);
+  t.same(unrefusedCommits([l('2026-12-05T00:00:01.000Z', 'clink-qual fault point sink.before-commit: pid 1 resumed after 75000 ms stopped')], []), [], 'not a commit');
+});
