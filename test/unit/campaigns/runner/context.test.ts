@@ -16,15 +16,13 @@ import { RunStore } from '../../../../lib/run-store.ts';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'cq-context-'));
 t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
 
-t.test("pollHealth: new checkpoints into checkpoints.jsonl once each, with the engine's stamp and the harness's seenAt", async (t) => {
-  // The engine's clock is 120 s behind (a clock step).
-  const stamp = (id: number) => ({ id, epoch: 1, at: new Date(Date.now() - 120_000).toISOString() });
-  let cps = [stamp(1)];
-  const store = new RunStore(path.join(tmp, 'poll'), { fresh: true });
+/** A run context over an engine with this `health` and a fresh store (returned beside it), closed at the test's end. */
+function contextFor(t: { teardown(fn: () => unknown): void }, runId: string, health: () => Promise<unknown>): { ctx: RunContext; store: RunStore } {
+  const store = new RunStore(path.join(tmp, runId), { fresh: true });
   const inputs = {
-    runId: 'poll',
+    runId,
     campaign: { workload: { soakS: 60, checkpointIntervalS: 1 }, gate: { deadlineS: 5, fault: 'worker-kill' }, deadlines: { drainS: 5, recountS: 5 } },
-    engine: { health: async () => ({ running: true, epoch: 1, completedCheckpoints: cps.length, lastCompletedCheckpointId: cps.at(-1)!.id, lastCompletedAt: cps.at(-1)!.at, checkpoints: cps }) },
+    engine: { health },
     rig: { hosts: [] },
     remote: () => {
       throw new Error('no host');
@@ -36,6 +34,14 @@ t.test("pollHealth: new checkpoints into checkpoints.jsonl once each, with the e
   } as unknown as RunInputs;
   const ctx = new RunContext(inputs, () => ({ healActive: async () => {} }) as unknown as ChaosController);
   t.teardown(() => ctx.close());
+  return { ctx, store };
+}
+
+t.test("pollHealth: new checkpoints into checkpoints.jsonl once each, with the engine's stamp and the harness's seenAt", async (t) => {
+  // The engine's clock is 120 s behind (a clock step).
+  const stamp = (id: number) => ({ id, epoch: 1, at: new Date(Date.now() - 120_000).toISOString() });
+  let cps = [stamp(1)];
+  const { ctx, store } = contextFor(t, 'poll', async () => ({ running: true, epoch: 1, completedCheckpoints: cps.length, lastCompletedCheckpointId: cps.at(-1)!.id, lastCompletedAt: cps.at(-1)!.at, checkpoints: cps }));
   const before = Date.now();
   await ctx.pollHealth();
   cps = [...cps, stamp(2)];
@@ -52,22 +58,7 @@ t.test("pollHealth: new checkpoints into checkpoints.jsonl once each, with the e
 
 t.test('the health poll: started at the run cadence, faster on request only while it runs, restarted rather than doubled', async (t) => {
   let calls = 0;
-  const store = new RunStore(path.join(tmp, 'cadence'), { fresh: true });
-  const inputs = {
-    runId: 'cadence',
-    campaign: { workload: { soakS: 60, checkpointIntervalS: 1 }, gate: { deadlineS: 5, fault: 'worker-kill' }, deadlines: { drainS: 5, recountS: 5 } },
-    engine: { health: async () => (calls++, { running: true, epoch: 1, completedCheckpoints: 0, lastCompletedCheckpointId: null, lastCompletedAt: null }) },
-    rig: { hosts: [] },
-    remote: () => {
-      throw new Error('no host');
-    },
-    plan: [],
-    store,
-    progress: new Progress({ isTTY: false, write: () => true } as never),
-    log: () => {},
-  } as unknown as RunInputs;
-  const ctx = new RunContext(inputs, () => ({ healActive: async () => {} }) as unknown as ChaosController);
-  t.teardown(() => ctx.close());
+  const { ctx } = contextFor(t, 'cadence', async () => (calls++, { running: true, epoch: 1, completedCheckpoints: 0, lastCompletedCheckpointId: null, lastCompletedAt: null }));
   t.same([HEALTH_POLL_MS, GATE_HEALTH_POLL_MS], [2000, 500]);
   await ctx.pollHealthEvery(GATE_HEALTH_POLL_MS);
   t.equal(ctx.healthPollMs, undefined, 'not started: a faster cadence starts nothing');
@@ -91,30 +82,13 @@ t.test('the health poll skips a tick while the last poll is still out', async (t
   let calls = 0;
   let out = 0;
   let most = 0;
-  const store = new RunStore(path.join(tmp, 'slow'), { fresh: true });
-  const inputs = {
-    runId: 'slow',
-    campaign: { workload: { soakS: 60, checkpointIntervalS: 1 }, gate: { deadlineS: 5, fault: 'worker-kill' }, deadlines: { drainS: 5, recountS: 5 } },
-    engine: {
-      health: async () => {
-        calls++;
-        most = Math.max(most, ++out);
-        await new Promise((r) => setTimeout(r, 350)); // an SSH answer slower than the 100 ms cadence
-        out--;
-        return { running: true, epoch: 1, completedCheckpoints: 0, lastCompletedCheckpointId: null, lastCompletedAt: null };
-      },
-    },
-    rig: { hosts: [] },
-    remote: () => {
-      throw new Error('no host');
-    },
-    plan: [],
-    store,
-    progress: new Progress({ isTTY: false, write: () => true } as never),
-    log: () => {},
-  } as unknown as RunInputs;
-  const ctx = new RunContext(inputs, () => ({ healActive: async () => {} }) as unknown as ChaosController);
-  t.teardown(() => ctx.close());
+  const { ctx } = contextFor(t, 'slow', async () => {
+    calls++;
+    most = Math.max(most, ++out);
+    await new Promise((r) => setTimeout(r, 350)); // an SSH answer slower than the 100 ms cadence
+    out--;
+    return { running: true, epoch: 1, completedCheckpoints: 0, lastCompletedCheckpointId: null, lastCompletedAt: null };
+  });
   ctx.startHealthPolling(100);
   await new Promise((r) => setTimeout(r, 1100));
   ctx.stopHealthPolling();

@@ -3,13 +3,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { flinkZombieTrail } from '../../../../engine/flink/zombie.ts';
 
+/** A fixture's two collected logs (test/fixtures/<name>/): the TaskManager's on `tmHost`, the JobManager's on the coordinator. */
+function fixtureLogs(name: string, tmHost = 'worker-1') {
+  const dir = path.join(import.meta.dirname, '../../../fixtures', name);
+  return [
+    { host: tmHost, path: `${tmHost}/flink-taskmanager.out.log`, text: readFileSync(path.join(dir, 'taskmanager.log'), 'utf8') },
+    { host: 'coordinator', path: 'coordinator/flink-jobmanager.out.log', text: readFileSync(path.join(dir, 'jobmanager.log'), 'utf8') },
+  ];
+}
+
 // Lines from campaigns/flink-zombie.yaml's run of 2026-12-05 (f003: TaskManager worker-1,
 // pid 2947, SIGSTOPped 05:37:34.021, SIGCONT 05:38:49.325), cut to those the reader uses.
-const dir = path.join(import.meta.dirname, '../../../fixtures/flink-zombie');
-const logs = [
-  { host: 'worker-1', path: 'worker-1/flink-taskmanager.out.log', text: readFileSync(path.join(dir, 'taskmanager.log'), 'utf8') },
-  { host: 'coordinator', path: 'coordinator/flink-jobmanager.out.log', text: readFileSync(path.join(dir, 'jobmanager.log'), 'utf8') },
-];
+const logs = fixtureLogs('flink-zombie');
 const w = { faultId: 'f003', kind: 'process-pause' as const, host: 'worker-1', pid: 2947, stoppedAt: '2026-12-05T05:37:34.021Z', resumedAt: '2026-12-05T05:38:49.325Z' };
 
 t.test('a TaskManager stopped 75 s: declared lost by its ResourceID, the job restarted on new attempts, and on waking it fails its own tasks', async (t) => {
@@ -34,11 +39,7 @@ t.test('a pause shorter than the heartbeat timeout: not lost', async (t) => {
 // 06:56:27.149 → 06:56:47.414 (landing → heal in chaos.jsonl), the process running on; cut
 // to the lines from its start, its task's last line before the cut, and the window and the
 // half minute after it (metric and state-backend chatter left out).
-const pdir = path.join(import.meta.dirname, '../../../fixtures/flink-partition');
-const plogs = [
-  { host: 'worker-3', path: 'worker-3/flink-taskmanager.out.log', text: readFileSync(path.join(pdir, 'taskmanager.log'), 'utf8') },
-  { host: 'coordinator', path: 'coordinator/flink-jobmanager.out.log', text: readFileSync(path.join(pdir, 'jobmanager.log'), 'utf8') },
-];
+const plogs = fixtureLogs('flink-partition', 'worker-3');
 const cut = { faultId: 'f001', kind: 'partition' as const, host: 'worker-3', stoppedAt: '2026-12-05T06:56:27.149Z', resumedAt: '2026-12-05T06:56:47.414Z' };
 
 t.test('a TaskManager cut off 20 s: not declared lost, but it fenced itself while cut off (ZooKeeper gone, the leader lost, its task failed) and the JobManager discarded its execution', async (t) => {
@@ -91,11 +92,7 @@ t.test("a disconnection the TaskManager asked for once back in reach is not the 
 // at sink.before-commit 11:11:14.226, resumed 11:12:30.017 by chaos.jsonl's heal), cut to those the reader uses. The agent's
 // "resumed after" line is printed unstamped; the woken committer goes on to commit the completed checkpoint's parts, and
 // the store answers that they were completed already (by the job's next attempt), before the TaskManager takes attempt #12.
-const commitDir = path.join(import.meta.dirname, '../../../fixtures/flink-zombie-commit');
-const commitLogs = [
-  { host: 'worker-1', path: 'worker-1/flink-taskmanager.out.log', text: readFileSync(path.join(commitDir, 'taskmanager.log'), 'utf8') },
-  { host: 'coordinator', path: 'coordinator/flink-jobmanager.out.log', text: readFileSync(path.join(commitDir, 'jobmanager.log'), 'utf8') },
-];
+const commitLogs = fixtureLogs('flink-zombie-commit');
 const atCommit = { faultId: 'f004', kind: 'protocol-point' as const, host: 'worker-1', pid: 15504, point: 'sink.before-commit', stoppedAt: '2026-12-05T11:11:14.226Z', resumedAt: '2026-12-05T11:12:30.017Z' };
 
 t.test('a TaskManager stopped 75 s at sink.before-commit: on waking it resumes at the point and tries the commit; the store says the parts were committed already', async (t) => {
@@ -115,11 +112,7 @@ t.test('a TaskManager stopped 75 s at sink.before-commit: on waking it resumes a
 // sink.before-commit 12:50:13.587, resumed 12:51:28.909), cut to those the reader uses: woken, the committer sent both commits
 // of its completed checkpoint (12:51:28.895, .898) a millisecond before its tasks failed, and nothing refused them; attempt #2,
 // deployed onto the same TaskManager at 12:51:30.8, found both parts committed already.
-const lateDir = path.join(import.meta.dirname, '../../../fixtures/flink-zombie-late-commit');
-const lateLogs = [
-  { host: 'worker-1', path: 'worker-1/flink-taskmanager.out.log', text: readFileSync(path.join(lateDir, 'taskmanager.log'), 'utf8') },
-  { host: 'coordinator', path: 'coordinator/flink-jobmanager.out.log', text: readFileSync(path.join(lateDir, 'jobmanager.log'), 'utf8') },
-];
+const lateLogs = fixtureLogs('flink-zombie-late-commit');
 const lateCommit = { faultId: 'f001', kind: 'protocol-point' as const, host: 'worker-1', pid: 22713, point: 'sink.before-commit', stoppedAt: '2026-12-05T12:50:13.587Z', resumedAt: '2026-12-05T12:51:28.909Z' };
 
 t.test("a woken committer's commits that nothing refused: unfenced, though its tasks failed a millisecond later", async (t) => {
