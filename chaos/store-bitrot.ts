@@ -34,6 +34,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { poll } from '../lib/retry.ts';
 import { pauseService, resumeService } from '../rig/faults.ts';
 import { shQuote } from '../rig/process.ts';
 import type { Remote } from '../rig/remote.ts';
@@ -45,16 +46,6 @@ import { FaultNotLanded, type FaultPackage } from './fault.ts';
 
 /** How long the staged variant looks for a part staged and not yet completed before it is recorded as not landed. */
 export const STAGED_SEARCH_MS = 20_000;
-
-/** Calls `look` until it finds something or `searchMs` have passed (every `intervalMs`): what it found, or null. */
-export async function lookUntilFound<T>(look: () => Promise<T | null>, searchMs: number, intervalMs = 200): Promise<T | null> {
-  const until = Date.now() + searchMs;
-  for (;;) {
-    const found = await look();
-    if (found || Date.now() >= until) return found;
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
 
 export { BITROT_VARIANTS, type BitrotVariant };
 
@@ -185,7 +176,7 @@ export const storeBitrot: FaultPackage = {
     if (variant === 'staged') {
       // A part is staged only between the engine's prepare and its commit (about a second at a time): look again until one is there.
       const look = async () => newestStagedPart((await remote.exec(drives.map((d) => `find ${shQuote(`${d}/.minio.sys/multipart`)} -type f -name 'part.*' -printf '%T@ %s %p\\n' 2>/dev/null`).join('; ') + '; true', { check: false })).stdout);
-      const found = await lookUntilFound(look, STAGED_SEARCH_MS);
+      const found = await poll(look, { deadlineMs: STAGED_SEARCH_MS, intervalMs: 200 });
       if (!found) throw new FaultNotLanded(`no staged multipart part on the store (no upload pending) in ${STAGED_SEARCH_MS / 1000} s of looking`, { host, layout });
       file = found.file;
       shaDir = found.shaDir;

@@ -79,13 +79,3 @@ t.test('refusals before anything is touched: no variant, no drive', async (t) =>
   await t.rejects(storeBitrot.inject({ id: 'f1', kind: 'store-bitrot', atS: 0, variant: 'committed' }, ctx), { name: 'FaultNotLanded', message: /no MinIO drive/ });
 });
 
-t.test('lookUntilFound: looks again until a part is staged, or gives up after the search time', async (t) => {
-  const { lookUntilFound } = await import('../../../chaos/store-bitrot.ts');
-  let calls = 0;
-  t.equal(await lookUntilFound(async () => (++calls >= 3 ? 'part.1' : null), 5_000, 10), 'part.1', 'found on the third look');
-  t.equal(calls, 3);
-  calls = 0;
-  const t0 = Date.now();
-  t.equal(await lookUntilFound(async () => (calls++, null), 100, 10), null, 'nothing staged in the search time');
-  t.ok(Date.now() - t0 >= 100 && calls >= 5, `looked ${calls} times in ${Date.now() - t0} ms`);
-});
