@@ -176,7 +176,12 @@ async function mavenJar(
 
 /** The versions the built parts would have from the sources now (the job's and the agent's): an installed one that differs is stale. */
 export function flinkBuiltVersions(): Record<string, string> {
-  return { 'flink-job': `src-${jobSourceHash().slice(0, 16)}`, 'flink-agent': `src-${mavenSourceHash('agent').slice(0, 16)}` };
+  return { 'flink-job': builtVersion('job'), 'flink-agent': builtVersion('agent') };
+}
+
+/** A project's built version: `src-` and the start of its sources' sha256. */
+function builtVersion(project: 'job' | 'agent'): string {
+  return `src-${mavenSourceHash(project).slice(0, 16)}`;
 }
 
 /** The Flink job (engine/flink/job); its version is the sha256 of its pom.xml and sources. */
@@ -186,7 +191,7 @@ function job(prev: Component | undefined, log: (l: string) => void): Promise<Com
     {
       name: 'flink-job',
       jar: FLINK_JOB_JAR,
-      version: flinkBuiltVersions()['flink-job']!,
+      version: builtVersion('job'),
       sources: jobSources(),
       mvnArgs: [`-Dflink.version=${FLINK_PINS.flink}`, `-Dkafka.connector.version=${FLINK_PINS.kafkaConnector}`],
       what: 'the Flink job',
@@ -209,7 +214,7 @@ function agent(prev: Component | undefined, log: (l: string) => void): Promise<C
     {
       name: 'flink-agent',
       jar: FLINK_AGENT_JAR,
-      version: flinkBuiltVersions()['flink-agent']!,
+      version: builtVersion('agent'),
       sources: mavenSources('agent'),
       mvnArgs: ['-Dmaven.test.skip=true', `-Dflink.version=${FLINK_PINS.flink}`],
       what: 'the Flink fault-point agent',
