@@ -11,7 +11,10 @@
  *    the bit is the lowest of the last digit of a number (0↔1, 2↔3, ...; under the key a
  *    restore resumes from, EngineDurableFile.restoreKey, when there is one), so the record
  *    still parses and only a checksum can tell: the hardest single flip for a reader. In a
- *    binary file, or a record with no number, the lowest bit of any byte.
+ *    binary file whose plug names the numbers a restore resumes from
+ *    (EngineDurableFile.restoreNumbers: Flink's readers' Kafka offsets), the lowest bit of one
+ *    of them (the number off by one); a binary file that holds none does not land. In
+ *    another binary file, or a record with no number, the lowest bit of any byte.
  *  - torn:    the second half of the newest record zeroed, its length and its newline kept
  *    (what a write torn at a sector boundary leaves on a filesystem that allocated the
  *    blocks but never wrote them). In a file written whole, its second half (at most 4 KiB).
@@ -20,14 +23,17 @@
  * corruption is at rest when it next reads), the bytes are patched in place, read back, and
  * the process started again. Landing evidence: the file, what it holds, the offset, the
  * bytes before and after (hex), the killed and the restarted PID. Heal: the process is
- * watched for its reaction (REACTION_WATCH_MS, or durationS when longer). If it stopped (the
+ * watched for its reaction (REACTION_WATCH_MS, or durationS when longer; when the plug can
+ * say whether the process has read its files, Engine.restoredAfterStart, on until it says so,
+ * up to REACTION_MAX_MS: Flink's JobManager reads its HA checkpoint store, and refuses a
+ * handle, half a minute after it starts). If it stopped (the
  * engine refused the file: the "stops loudly" branch), the last lines of its output are
  * recorded, the original bytes are written back (an operator's repair from a replica) and
  * the process started again, recorded as `stopped` with `repaired`; if it stayed up, it went
  * on from something, recorded as `running`, and the oracle judges what it committed.
  */
 import { createHash } from 'node:crypto';
-import type { EngineDurableFile, EngineRole } from '../engine/engine.ts';
+import type { Engine, EngineDurableFile, EngineRole } from '../engine/engine.ts';
 import { CORRUPTION_VARIANTS, type CorruptionVariant } from '../lib/evidence.ts';
 import type { Remote } from '../rig/remote.ts';
 import { killService } from '../rig/faults.ts';
@@ -39,6 +45,9 @@ export { CORRUPTION_VARIANTS, type CorruptionVariant };
 
 /** How long the heal watches the restarted process for a refusal (it reads its state at start). */
 export const REACTION_WATCH_MS = 10_000;
+
+/** How long at most the heal waits for a plug's restoredAfterStart (Flink's JobManager took 38 s to refuse a torn handle at abb911a). */
+export const REACTION_MAX_MS = 180_000;
 
 /** At most this many bytes are zeroed by a torn corruption of a file written whole. */
 export const MAX_TORN_BYTES = 4096;
@@ -118,6 +127,8 @@ export interface CorruptionPlan {
   offset: number;
   before: Buffer;
   after: Buffer;
+  /** The number a restore resumes from that the flip falls on, as the plug names it (EngineDurableFile.restoreNumbers). */
+  aimedAt?: string;
 }
 
 /** A number in [0, n) drawn from the fault's id and a purpose, so that a plan is the same on replay. */
@@ -132,7 +143,7 @@ export function seededIndex(seed: string, purpose: string, n: number): number {
  */
 export function planCorruption(
   content: Buffer,
-  file: Pick<EngineDurableFile, 'writes' | 'restoreRecordMarker' | 'restoreKey'>,
+  file: Pick<EngineDurableFile, 'writes' | 'restoreRecordMarker' | 'restoreKey' | 'restoreNumbers'>,
   variant: CorruptionVariant,
   seed: string,
 ): CorruptionPlan | null {
@@ -141,6 +152,13 @@ export function planCorruption(
   if (!record) return null;
   const len = record.end - record.start;
   if (variant === 'bitflip') {
+    if (writes === 'whole' && file.restoreNumbers) {
+      const numbers = file.restoreNumbers(content);
+      if (numbers.length === 0) return null;
+      const n = numbers[seededIndex(seed, 'bitflip', numbers.length)]!;
+      const before = Buffer.from(content.subarray(n.offset, n.offset + 1));
+      return { variant, record, offset: n.offset, before, after: Buffer.from([before[0]! ^ 0x01]), aimedAt: n.what };
+    }
     let digits = writes === 'records' ? numberLastDigits(content, record.start, record.end, file.restoreKey) : [];
     if (digits.length === 0 && writes === 'records') digits = numberLastDigits(content, record.start, record.end);
     const offset = digits.length > 0 ? digits[seededIndex(seed, 'bitflip', digits.length)]! : record.start + seededIndex(seed, 'bitflip', len);
@@ -173,14 +191,53 @@ export async function patchFile(remote: Remote, file: string, offset: number, by
   if (!now.subarray(offset, offset + bytes.length).equals(bytes)) throw new Error(`${file}: the bytes written at ${offset} do not read back`);
 }
 
-/** The declared durable files of this process that exist and are not empty, globs expanded; those it restores from first. */
+/**
+ * The declared durable files of this process that exist and are not empty, globs expanded
+ * newest first (the handle of the newest checkpoint is what a restore reads: a glob can
+ * also match a subsumed one not yet deleted); those it restores from first.
+ */
 export async function existingDurableFiles(remote: Remote, declared: readonly EngineDurableFile[]): Promise<EngineDurableFile[]> {
   const out: EngineDurableFile[] = [];
   for (const d of [...declared].sort((a, b) => Number(b.restoredFrom) - Number(a.restoredFrom))) {
-    const r = await remote.exec(d.glob ? `for f in ${d.path}; do [ -f "$f" ] && [ -s "$f" ] && echo "$f"; done; true` : `[ -s ${shQuote(d.path)} ] && echo ${shQuote(d.path)}; true`, { check: false });
+    const r = await remote.exec(d.glob ? `for f in $(ls -1td -- ${d.path} 2>/dev/null); do [ -f "$f" ] && [ -s "$f" ] && echo "$f"; done; true` : `[ -s ${shQuote(d.path)} ] && echo ${shQuote(d.path)}; true`, { check: false });
     for (const f of r.stdout.split('\n').filter(Boolean)) out.push({ ...d, path: f, glob: false });
   }
   return out;
+}
+
+/**
+ * Watches the restarted process of this role on this host: for at least `minMs` (a process
+ * that refuses its files stops as it reads them), then, when the plug can say whether the
+ * process has read them (restoredAfterStart), on until it says so or the process stops, up to
+ * REACTION_MAX_MS. Returns the PID still running (null once it stopped) and, with the plug's
+ * answer, whether it restored and how long the watch took.
+ */
+export async function watchReaction(
+  engine: Pick<Engine, 'processes' | 'restoredAfterStart'>,
+  host: string,
+  role: EngineRole,
+  minMs: number,
+  opts: { maxMs?: number; pollMs?: number } = {},
+): Promise<{ pid: number | null; restored?: boolean; watchedS: number }> {
+  const start = Date.now();
+  const minUntil = start + minMs;
+  const maxUntil = start + Math.max(minMs, opts.maxMs ?? REACTION_MAX_MS);
+  const pidNow = async () => (await engine.processes()).find((p) => p.host === host && p.role === role)?.pid ?? null;
+  const watchedS = () => Math.round((Date.now() - start) / 100) / 10;
+  for (;;) {
+    const pid = await pidNow();
+    if (pid == null) return { pid: null, ...(engine.restoredAfterStart ? { restored: false } : {}), watchedS: watchedS() };
+    if (Date.now() >= minUntil) {
+      if (!engine.restoredAfterStart) return { pid, watchedS: watchedS() };
+      if (await engine.restoredAfterStart(host, role)) {
+        // Read and running: the process is looked at once more, since a refusal can land between the two looks.
+        const still = await pidNow();
+        return still == null ? { pid: null, restored: false, watchedS: watchedS() } : { pid: still, restored: true, watchedS: watchedS() };
+      }
+      if (Date.now() >= maxUntil) return { pid, restored: false, watchedS: watchedS() };
+    }
+    await sleep(opts.pollMs ?? 500);
+  }
 }
 
 export const stateCorruption: FaultPackage = {
@@ -208,7 +265,7 @@ export const stateCorruption: FaultPackage = {
     const remote = ctx.remote(host);
     const files = (await existingDurableFiles(remote, declared)).filter((f, _, all) => f.restoredFrom || !all.some((x) => x.restoredFrom));
     if (files.length === 0) throw new FaultNotLanded(`none of the ${role}'s durable files on ${host} exists yet`, { host, role, declared: declared.map((d) => d.path) });
-    const file = files[seededIndex(fault.id, 'file', files.length)]!;
+    const file = files[0]!; // the newest file of the first declared restoredFrom
     let killed;
     try {
       killed = await killService(remote, proc.service);
@@ -220,7 +277,8 @@ export const stateCorruption: FaultPackage = {
     const plan = planCorruption(content, file, variant, fault.id);
     if (!plan) {
       await ctx.engine.restart(host, role);
-      throw new FaultNotLanded(`${file.path} holds no complete record to corrupt`, { host, role, file: file.path, size: content.length });
+      const none = variant === 'bitflip' && file.writes === 'whole' && file.restoreNumbers ? 'no number a restore resumes from' : 'no complete record';
+      throw new FaultNotLanded(`${file.path} holds ${none} to corrupt`, { host, role, file: file.path, size: content.length });
     }
     try {
       await patchFile(remote, file.path, plan.offset, plan.after);
@@ -231,7 +289,7 @@ export const stateCorruption: FaultPackage = {
     }
     // The log line shows at most 16 bytes each side (a torn record is hundreds); the evidence keeps them all.
     const hex = (b: Buffer) => (b.length > 16 ? `${b.subarray(0, 16).toString('hex')}… (${b.length} bytes)` : b.toString('hex'));
-    ctx.log(`state-corruption ${variant}: ${host}:${file.path} at byte ${plan.offset}: ${hex(plan.before)} → ${hex(plan.after)}`);
+    ctx.log(`state-corruption ${variant}: ${host}:${file.path} at byte ${plan.offset}${plan.aimedAt ? ` (${plan.aimedAt})` : ''}: ${hex(plan.before)} → ${hex(plan.after)}`);
     let restartedPid: number | null = null;
     let restartError: string | null = null;
     try {
@@ -248,6 +306,7 @@ export const stateCorruption: FaultPackage = {
       fileBytes: content.length,
       record: plan.record,
       offset: plan.offset,
+      ...(plan.aimedAt ? { aimedAt: plan.aimedAt } : {}),
       length: plan.after.length,
       before: plan.before.toString('hex'),
       after: plan.after.toString('hex'),
@@ -258,17 +317,12 @@ export const stateCorruption: FaultPackage = {
     return {
       evidence,
       async heal() {
-        const watchUntil = Date.now() + Math.max(0, REACTION_WATCH_MS - (fault.durationS ?? 0) * 1000);
-        let now = (await ctx.engine.processes()).find((p) => p.host === host && p.role === role);
-        while (now?.pid != null && Date.now() < watchUntil) {
-          await sleep(500);
-          now = (await ctx.engine.processes()).find((p) => p.host === host && p.role === role);
-        }
-        if (now?.pid != null) return { host, role, reaction: 'running', pid: now.pid };
+        const watch = await watchReaction(ctx.engine, host, role, Math.max(0, REACTION_WATCH_MS - (fault.durationS ?? 0) * 1000));
+        if (watch.pid != null) return { host, role, reaction: 'running', pid: watch.pid, ...(watch.restored !== undefined ? { restored: watch.restored, watchedS: watch.watchedS } : {}) };
         const tail = await remote.exec(`tail -n 5 ${shQuote(`${serviceDir(remote, proc.service)}/out.log`)} 2>/dev/null`, { check: false });
         await patchFile(remote, file.path, plan.offset, plan.before);
         const again = await ctx.engine.restart(host, role);
-        return { host, role, reaction: 'stopped', lastLines: tail.stdout.split('\n').filter(Boolean), repaired: { file: file.path, offset: plan.offset, bytes: plan.before.toString('hex') }, restartedPid: again.pid };
+        return { host, role, reaction: 'stopped', ...(watch.restored !== undefined ? { watchedS: watch.watchedS } : {}), lastLines: tail.stdout.split('\n').filter(Boolean), repaired: { file: file.path, offset: plan.offset, bytes: plan.before.toString('hex') }, restartedPid: again.pid };
       },
     };
   },

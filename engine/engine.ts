@@ -201,12 +201,37 @@ export interface EngineDurableFile {
   restoreRecordMarker?: string;
   /** 'records' files of JSON lines: the key whose value a restore resumes from (Clink: 'offsets'); a bit flip falls on a number under it when there is one. */
   restoreKey?: string;
+  /**
+   * 'whole' binary files: the numbers in this content that a restore resumes from (Flink's HA
+   * handle: each source reader's Kafka offset), each by the offset of its lowest byte; a bit
+   * flip falls on the lowest bit of one of them (the number off by one, a read that still
+   * parses: the hardest single flip for a reader without a checksum). Empty when the content
+   * holds none; without it, a flip falls on any byte.
+   */
+  restoreNumbers?(content: Buffer): RestoreNumber[];
+}
+
+/** A number a restore resumes from, in a durable file's bytes (EngineDurableFile.restoreNumbers). */
+export interface RestoreNumber {
+  /** The byte offset of its lowest byte. */
+  offset: number;
+  /** What it is, for the evidence (e.g. 'the source reader's Kafka offset of partition 2: 1834'). */
+  what: string;
 }
 
 /** The durable-file part of the plug contract: an engine without it is never the target of a state-corruption fault. */
 export interface EngineDurableFiles {
   /** The durable files of the engine's process of this role on this host. */
   durableFiles?(host: Pick<HostSpec, 'dataDir' | 'name'>, role: EngineRole): EngineDurableFile[];
+  /**
+   * Whether the process of this role on this host, started again, has read its durable files
+   * and runs on from them (Flink: the job RUNNING under the new JobManager, which reads the
+   * HA checkpoint store before it schedules a task). A state-corruption heal watches the
+   * restarted process until this says so or the process stops, for up to REACTION_MAX_MS
+   * (a JobManager that refuses a handle stops half a minute after its start); without it,
+   * for REACTION_WATCH_MS (Clink reads its log as it starts).
+   */
+  restoredAfterStart?(host: string, role: EngineRole): Promise<boolean>;
 }
 
 // ---- end of the state-corruption block ----

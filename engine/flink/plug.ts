@@ -54,6 +54,7 @@ import { EngineHosts, collectHostFiles } from '../hosts.ts';
 import { armPoint, writeArmed } from '../armed-points.ts';
 import { flinkIntegrityStop, flinkRecommitTarget, type RestJobExceptions } from './tamper.ts';
 import { FLINK_MUTANTS, isFlinkMutant } from './mutants.ts';
+import { readerOffsets } from './ha-handle.ts';
 import { DEFAULT_FLINK_JOB_PROFILE, FLINK_JOB_PROFILES, describeFlinkJobProfile, flinkDurableDirs, flinkJobProfile, flinkJobProfileArgs, isFlinkJobProfile, type FlinkJobProfile, type FlinkJobProfileName } from './profiles.ts';
 
 export const SINK_FAMILY = 'flink_filesink_s3';
@@ -209,19 +210,31 @@ class FlinkEngine extends EngineHosts implements Engine {
   readonly recommitTarget = flinkRecommitTarget;
   /**
    * State corruption (EngineDurableFiles): the JobManager's completed checkpoints' metadata
-   * (checkpoints/<job>/chk-<n>/_metadata) and, with HA, the checkpoint and job-graph handles
-   * in ha/; each written whole before ZooKeeper names it. Flink reads the metadata file at a
-   * restore; whether it notices a corrupted one is what a run shows. The TaskManagers keep
+   * (checkpoints/<job>/chk-<n>/_metadata) and, with HA, ZooKeeper HA's completed-checkpoint
+   * handles in ha/; each written whole before ZooKeeper names it. A JobManager started again
+   * under HA restores from the handle, a Java-serialised CompletedCheckpoint that holds the
+   * small operator states inline (ha-handle.ts); the _metadata file is read only by a restore
+   * from a path (flink run -s), which the plug never asks, so it is declared but not
+   * restoredFrom (flink-corruption at abb911a: two flips in it changed nothing). A bit flip in
+   * the handle falls on a source reader's Kafka offset (readerOffsets). The TaskManagers keep
    * no local state here (the heap backend, no local recovery). With checkpoints and HA
    * storage on S3 (the wide profile) no file a restore reads is on a host's disk: none.
    */
   durableFiles(host: Pick<HostSpec, 'dataDir' | 'name'>, role: EngineRole): EngineDurableFile[] {
     if (role !== 'coordinator' || this.#profile.durableStorage !== 'coordinator-disk') return [];
     const dir = flinkStateDir(host);
+    const topic = this.#job?.topic;
     return [
-      { path: `${dir}/checkpoints/*/chk-*/_metadata`, glob: true, role, what: "a completed checkpoint's metadata", writes: 'whole', restoredFrom: true },
-      ...(this.opts.noHa ? [] : [{ path: `${dir}/ha/*/completedCheckpoint*`, glob: true, role, what: "ZooKeeper HA's completed-checkpoint handle", writes: 'whole' as const, restoredFrom: true }]),
+      { path: `${dir}/checkpoints/*/chk-*/_metadata`, glob: true, role, what: "a completed checkpoint's metadata (read only by a restore from its path)", writes: 'whole', restoredFrom: false },
+      ...(this.opts.noHa
+        ? []
+        : [{ path: `${dir}/ha/*/completedCheckpoint*`, glob: true, role, what: "ZooKeeper HA's completed-checkpoint handle", writes: 'whole' as const, restoredFrom: true, ...(topic ? { restoreNumbers: (content: Buffer) => readerOffsets(content, topic) } : {}) }]),
     ];
+  }
+  /** The JobManager has read the HA checkpoint store and runs the job again (its tasks all RUNNING); a TaskManager reads no durable file. */
+  async restoredAfterStart(_host: string, role: EngineRole): Promise<boolean> {
+    if (role !== 'coordinator') return true;
+    return (await this.#jobState().catch(() => ({ running: false }))).running;
   }
   readonly opts: FlinkPlugOptions;
   readonly #profileName: FlinkJobProfileName;

@@ -8,10 +8,10 @@
  */
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { applyCorruption, existingDurableFiles, newestRecord, numberLastDigits, patchCommand, planCorruption, seededIndex, stateCorruption } from '../../../chaos/state-corruption.ts';
+import { applyCorruption, existingDurableFiles, newestRecord, numberLastDigits, patchCommand, planCorruption, REACTION_WATCH_MS, seededIndex, stateCorruption, watchReaction } from '../../../chaos/state-corruption.ts';
 import type { FaultContext } from '../../../chaos/fault.ts';
 import { DurableLog, encodeRecord, parseLog } from '../../../engine/clink/durable-log.ts';
 import type { Engine, EngineDurableFile, EngineProcess, EngineRole } from '../../../engine/engine.ts';
@@ -123,16 +123,16 @@ t.test('patchCommand writes the exact bytes in place, keeping the length', async
   t.same([...readFileSync(file)], [...Buffer.from('hello '), 0x00, 0x57, 0x27, 0xff, ...Buffer.from('d\n')]);
 });
 
-t.test('the plugs declare their durable files; existingDurableFiles expands globs, skips empty files, restore files first', async (t) => {
+t.test('the plugs declare their durable files; existingDurableFiles expands globs newest first, skips empty files, restore files first', async (t) => {
   const host = { name: 'coordinator', dataDir: '/d' };
   const clink = clinkEngine();
   t.same(clink.durableFiles!(host, 'coordinator').map((f) => [f.path, f.writes, f.restoredFrom]), [['/d/state/clink/checkpoints.log', 'records', true]]);
   t.same(clink.durableFiles!(host, 'worker').map((f) => [f.path, f.restoredFrom]), [['/d/state/clink/journal.jsonl', false]]);
   const flink = flinkEngine();
-  t.same(flink.durableFiles!(host, 'coordinator').map((f) => [f.path, f.glob, f.writes]), [
-    ['/d/state/flink/checkpoints/*/chk-*/_metadata', true, 'whole'],
-    ['/d/state/flink/ha/*/completedCheckpoint*', true, 'whole'],
-  ]);
+  t.same(flink.durableFiles!(host, 'coordinator').map((f) => [f.path, f.glob, f.writes, f.restoredFrom]), [
+    ['/d/state/flink/checkpoints/*/chk-*/_metadata', true, 'whole', false],
+    ['/d/state/flink/ha/*/completedCheckpoint*', true, 'whole', true],
+  ], 'under HA a JobManager restores from the handle; the metadata file only from a path, never asked');
   t.same(flink.durableFiles!(host, 'worker'), []);
 
   const dir = tmp();
@@ -140,6 +140,10 @@ t.test('the plugs declare their durable files; existingDurableFiles expands glob
   mkdirSync(path.join(dir, 'cp/j1/chk-4'), { recursive: true });
   writeFileSync(path.join(dir, 'cp/j1/chk-3/_metadata'), 'x');
   writeFileSync(path.join(dir, 'cp/j1/chk-4/_metadata'), '');
+  mkdirSync(path.join(dir, 'cp/j1/chk-10'), { recursive: true });
+  writeFileSync(path.join(dir, 'cp/j1/chk-10/_metadata'), 'y');
+  utimesSync(path.join(dir, 'cp/j1/chk-3/_metadata'), new Date('2026-12-05T10:00:00Z'), new Date('2026-12-05T10:00:00Z'));
+  utimesSync(path.join(dir, 'cp/j1/chk-10/_metadata'), new Date('2026-12-05T10:00:08Z'), new Date('2026-12-05T10:00:08Z'));
   writeFileSync(path.join(dir, 'journal'), 'j\n');
   const found = await existingDurableFiles(localRemote(dir), [
     { path: path.join(dir, 'journal'), role: 'worker', what: 'j', writes: 'records', restoredFrom: false },
@@ -147,9 +151,55 @@ t.test('the plugs declare their durable files; existingDurableFiles expands glob
     { path: path.join(dir, 'missing'), role: 'worker', what: 'x', writes: 'records', restoredFrom: true },
   ]);
   t.same(found.map((f) => [path.relative(dir, f.path), f.glob]), [
+    ['cp/j1/chk-10/_metadata', false],
     ['cp/j1/chk-3/_metadata', false],
     ['journal', false],
-  ]);
+  ], 'a glob newest first (by mtime, not by name), the empty one skipped, the restored-from first');
+});
+
+t.test("a binary file whose plug names the numbers a restore resumes from: the flip falls on the lowest bit of one of them", async (t) => {
+  const content = Buffer.from('0123456789abcdef');
+  const file = { writes: 'whole' as const, restoreNumbers: () => [{ offset: 3, what: 'offset of p0: 3' }, { offset: 9, what: 'offset of p1: 9' }] };
+  for (const seed of ['f001', 'f002', 'f003', 'f004']) {
+    const plan = planCorruption(content, file, 'bitflip', seed)!;
+    const expected = [3, 9][seededIndex(seed, 'bitflip', 2)]!;
+    t.equal(plan.offset, expected, `${seed}: the seeded number`);
+    t.equal(plan.after[0]! ^ plan.before[0]!, 1, `${seed}: its lowest bit`);
+    t.equal(plan.aimedAt, expected === 3 ? 'offset of p0: 3' : 'offset of p1: 9', `${seed}: named in the plan`);
+  }
+  t.equal(planCorruption(content, { writes: 'whole', restoreNumbers: () => [] }, 'bitflip', 'f001'), null, 'none there: nothing to flip (the fault does not land)');
+  const torn = planCorruption(content, file, 'torn', 'f001')!;
+  t.same([torn.offset, torn.after.length, torn.aimedAt], [8, 8, undefined], 'a tear is the second half, as for any whole file');
+});
+
+t.test('watchReaction: the minimum watch without the plug\'s word; with it, on until it says restored, the process stops, or the maximum', async (t) => {
+  const host = 'coordinator';
+  let pid: number | null = 42;
+  let restored = false;
+  let asked = 0;
+  const processes = async () => [{ host, role: 'coordinator' as const, service: 's', pid }];
+  const plain = { processes };
+  let r = await watchReaction(plain, host, 'coordinator', 120, { pollMs: 20 });
+  t.same([r.pid, r.restored], [42, undefined], 'no restoredAfterStart: running after the minimum');
+  t.ok(r.watchedS >= 0.1, `watched ${r.watchedS} s`);
+
+  const withWord = { processes, restoredAfterStart: async () => (asked++, restored) };
+  setTimeout(() => (restored = true), 250);
+  r = await watchReaction(withWord, host, 'coordinator', 50, { pollMs: 20, maxMs: 5000 });
+  t.same([r.pid, r.restored], [42, true], 'running once the plug says it read its files');
+  t.ok(r.watchedS >= 0.2 && r.watchedS < 5, `not before (${r.watchedS} s)`);
+  t.ok(asked > 1, 'asked again while it had not');
+
+  restored = false;
+  setTimeout(() => (pid = null), 200);
+  r = await watchReaction(withWord, host, 'coordinator', 50, { pollMs: 20, maxMs: 5000 });
+  t.same([r.pid, r.restored], [null, false], 'a process that stops while its files are read: stopped (Flink\'s JobManager refusing a torn handle)');
+
+  pid = 7;
+  r = await watchReaction(withWord, host, 'coordinator', 50, { pollMs: 20, maxMs: 300 });
+  t.same([r.pid, r.restored], [7, false], 'up and never restored within the maximum: still running, restored false');
+  t.ok(r.watchedS >= 0.3, 'the maximum was waited');
+  t.equal(REACTION_WATCH_MS, 10_000);
 });
 
 // ---- inject and heal against a stand-in coordinator on this machine ----

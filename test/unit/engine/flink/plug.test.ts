@@ -2,12 +2,13 @@
  * The Flink plug's checkpoint trigger against a local HTTP server standing in for Flink's
  * REST API: the POST it sends (path, method, JSON body), what it does with the job's state
  * and the checkpoint counts first (a job not running, or a checkpoint in progress, asks for
- * nothing), and a refused trigger that throws with the call and its status.
+ * nothing), and a refused trigger that throws with the call and its status; what
+ * restoredAfterStart answers without a running job.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { checkpointTriggerRequest, flinkRest, triggerFlinkCheckpoint } from '../../../../engine/flink/plug.ts';
+import { checkpointTriggerRequest, flinkEngine, flinkRest, triggerFlinkCheckpoint } from '../../../../engine/flink/plug.ts';
 
 const JOB = 'a5e0edd8e66b53f1b89c2041f91b8fd2';
 
@@ -83,4 +84,10 @@ t.test('a job not running, or a checkpoint in progress, or no answer: nothing is
 t.test('a refused trigger throws, naming the call and its status', async (t) => {
   const f = await fakeFlink(t, { job: running, inProgress: 0, triggerStatus: 503 });
   await t.rejects(triggerFlinkCheckpoint(<T>(p: string, init?: RequestInit) => flinkRest<T>(f.base, p, init), JOB), new RegExp(`POST /jobs/${JOB}/checkpoints: HTTP 503`));
+});
+
+t.test('restoredAfterStart: a TaskManager reads no durable file; a JobManager with no job running has not restored', async (t) => {
+  const plug = flinkEngine();
+  t.equal(await plug.restoredAfterStart('worker-1', 'worker'), true);
+  t.equal(await plug.restoredAfterStart('coordinator', 'coordinator'), false, 'no job submitted: not restored');
 });
