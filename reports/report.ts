@@ -27,6 +27,7 @@ import { seedComparisonSection } from './seed-comparison.ts';
 import { claimUnderTest, storeDownDuringRecovery } from './claim.ts';
 import { storeDefectsFor } from './store-defects.ts';
 import { storeBitrotSection } from './store-bitrot.ts';
+import { stateCorruptionSection } from './state-corruption.ts';
 import { describeSampleErrorTiming, sampleErrorTiming } from './sample-errors.ts';
 import { describeRehearsal } from './rehearsal.ts';
 import { renderTimelineSvg } from './timeline-svg.ts';
@@ -382,6 +383,7 @@ function survived(x: Ctx): string[] {
   }
   out.push(...tamperSection(x));
   out.push(...storeBitrotSection(x.ev));
+  out.push(...stateCorruptionSection(x.ev));
   out.push(...zombiesSection(x.ev.zombies));
   return out;
 }

@@ -1,0 +1,69 @@
+/**
+ * The report's section on corruption of the engine's own durable state (state-corruption
+ * faults, chaos/state-corruption.ts): for each fault that landed, which file and what it
+ * holds, the bytes changed (and, when the plug named it, the number a restore resumes from
+ * that the flip fell on), and what the process did when it was started again on them: it
+ * stopped (its last lines, then the original bytes written back and a restart), or it ran
+ * on (and, when the plug can tell, whether the job ran again and after how long). Everything
+ * from chaos.jsonl's landing and heal evidence; a process that ran on is judged by the
+ * recount like everything it committed, and the section says no more than that.
+ */
+import type { ChaosRecord } from '../lib/evidence.ts';
+import type { RunEvidence } from './evidence.ts';
+import { cell, fmtDuration, table } from './format.ts';
+
+type Evidence = Record<string, unknown>;
+
+/** The bytes of a landing in words: the offset, before → after (shortened past 16 bytes), and the number aimed at. */
+export function bytesWords(e: Evidence): string {
+  const short = (hex: unknown) => {
+    const h = String(hex ?? '?');
+    return h.length > 32 ? `${h.slice(0, 32)}… (${h.length / 2} bytes)` : h;
+  };
+  const aimed = typeof e.aimedAt === 'string' ? `, ${e.aimedAt}` : '';
+  return `byte ${String(e.offset ?? '?')}${aimed}: ${short(e.before)} → ${short(e.after)}`;
+}
+
+/** What the restarted process did, from the heal's evidence (chaos/state-corruption.ts). */
+export function reactionWords(healed: ChaosRecord | undefined): string {
+  if (!healed) return 'not healed';
+  const e = healed.evidence ?? {};
+  const watched = typeof e.watchedS === 'number' ? ` ${fmtDuration(e.watchedS)} after its start` : '';
+  if (e.reaction === 'stopped') {
+    const lines = Array.isArray(e.lastLines) ? (e.lastLines as unknown[]).map(String) : [];
+    const last = lines.length ? `; its last line: \`${cell(lines[lines.length - 1]!.slice(0, 300)).replace(/`/g, "'")}\`` : '';
+    const repaired = e.repaired ? `; the original bytes written back and the process started again${e.restartedPid ? ` (PID ${String(e.restartedPid)})` : ''}` : '';
+    return `**stopped**${watched}${last}${repaired}`;
+  }
+  if (e.reaction === 'running') {
+    if (e.restored === true) return `ran on: the job running again${watched}, nothing repaired`;
+    if (e.restored === false) return `**up, but the job not running**${watched}; nothing repaired`;
+    return 'ran on (still up at the end of the watch), nothing repaired';
+  }
+  return e.onAbort ? 'healed on abort' : 'healed';
+}
+
+/** The "State corruption" subsection, or nothing when no state-corruption fault landed. */
+export function stateCorruptionSection(ev: RunEvidence): string[] {
+  const landed = ev.chaos.filter((r) => r.kind === 'state-corruption' && r.phase === 'landed');
+  if (!landed.length) return [];
+  const out = ['### State corruption', ''];
+  out.push(
+    "The engine's process was killed, one of its durable files (the files it restores from, as its plug declares them) corrupted at rest as below, and the process started again on it. What must happen: it notices, and either restores from an older valid state or stops loudly; it never restores silently from the corrupted bytes. A process that stopped got the original bytes back (an operator's repair) and was started again. A process that ran on restored from something: whether what it committed is right is the recount's to say (Measured outcome), not this table's.",
+    '',
+  );
+  const rows = landed.map((r) => {
+    const e = r.evidence ?? {};
+    const healed = ev.chaos.find((h) => h.faultId === r.faultId && h.phase === 'healed');
+    return [
+      r.faultId,
+      String(e.variant ?? ''),
+      `${String(e.host ?? '')} (${String(e.role ?? '')})`,
+      `\`${cell(String(e.file ?? ''))}\`${e.what ? `: ${cell(String(e.what))}` : ''}`,
+      cell(bytesWords(e)),
+      reactionWords(healed),
+    ];
+  });
+  out.push(table(['Fault', 'Variant', 'Process', 'File', 'Bytes', 'When started again'], rows), '');
+  return out;
+}
