@@ -181,6 +181,11 @@ export class RunStore {
     return r.ok ? r.value : undefined;
   }
 
+  /** A text file's content (run.log), or its gzipped `file.gz`'s; undefined when neither exists. */
+  text(key: EvidenceKey): string | undefined {
+    return evidenceText(this.path(key), false);
+  }
+
   /** A JSON Lines file's good lines (none when missing) and the numbers of the lines it skipped. */
   lines<K extends JsonlKey>(key: K): { missing: boolean; values: EvidenceValues[K][]; skipped: number[] } {
     const text = evidenceText(this.path(key), false);

@@ -89,12 +89,37 @@ export interface RunEvidence {
   pendingUploads?: { pending: number; started?: number; method?: string; errors?: number; error?: string };
   /** zombies.json (optional: only a run that held a process stopped and resumed it, or cut an engine host off and reconnected it, writes one). */
   zombies?: ZombieTrail[];
+  /** run.log's first and last timestamped lines (optional: absent when run.log is missing or has no timestamped line). */
+  runLog?: RunLogTimes;
   /** Evidence files that are not there. */
   missing: string[];
   /** Files or lines that could not be read, with why. */
   unreadable: string[];
   /** Every file in the run directory except the report's own outputs, sorted, with sizes. */
   files: { path: string; size: number }[];
+}
+
+/** When run.log's first and last timestamped lines were written, and their text (the first is the run's first step). */
+export interface RunLogTimes {
+  first: { t: string; line: string };
+  last: { t: string; line: string };
+}
+
+/** A run.log line's leading ISO timestamp (campaigns/runner/run.ts writes one on every line it logs). */
+const LOG_STAMP = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z) (.*)$/;
+
+/** The first and last timestamped lines of run.log's text; undefined when it has none (a line without a stamp continues a message). */
+export function runLogTimes(text: string): RunLogTimes | undefined {
+  const lines = text.split('\n');
+  const stamped = (l: string) => {
+    const m = LOG_STAMP.exec(l);
+    return m && Number.isFinite(Date.parse(m[1]!)) ? { t: m[1]!, line: m[2]! } : undefined;
+  };
+  let first: RunLogTimes['first'] | undefined;
+  for (let i = 0; i < lines.length && !first; i++) first = stamped(lines[i]!);
+  let last: RunLogTimes['last'] | undefined;
+  for (let i = lines.length - 1; i >= 0 && !last; i--) last = stamped(lines[i]!);
+  return first && last ? { first, last } : undefined;
 }
 
 function readJson<K extends JsonKey>(store: RunStore, key: K, ev: RunEvidence): EvidenceValues[K] | undefined {
@@ -167,6 +192,13 @@ export function readRunEvidence(runDir: string): RunEvidence {
   if (store.has('phases')) ev.phases = readJsonl(store, 'phases', ev);
   if (store.has('resources')) ev.resources = readJsonl(store, 'resources', ev);
   ev.inputAudit = optional('inputAudit');
+  if (store.has('runLog')) {
+    try {
+      ev.runLog = runLogTimes(store.text('runLog') ?? '');
+    } catch (err) {
+      ev.unreadable.push(`${EVIDENCE.runLog.file}: ${(err as Error).message}`);
+    }
+  }
   ev.missing.sort((a, b) => EVIDENCE_FILES.indexOf(a as never) - EVIDENCE_FILES.indexOf(b as never));
   ev.files = published ? published.files.map((f) => ({ path: f.path, size: f.size })) : listFiles(runDir);
   return ev;

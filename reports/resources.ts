@@ -2,11 +2,13 @@
  * The report's "Resources" section, from resources.jsonl (campaigns/runner/resources.ts):
  * peak controller RSS, peak RSS and CPU per rig role and service, peak store and broker
  * disk, the oracle's lag behind the bucket, growth per million events (least squares of
- * each series against the events produced), and the exhaustion check the verdict warns on.
+ * each series against the events produced), the exhaustion check the verdict warns on, and
+ * the run's time outside the soak (reports/run-time.ts).
  */
 import { exhaustionChecks, growthPerMillionEvents, peakProcesses, resourceSeries, type Series } from '../lib/resource-trend.ts';
 import { soakStart, type RunEvidence } from './evidence.ts';
 import { fmtDuration, fmtInt, median, plural, table } from './format.ts';
+import { runTimeSection } from './run-time.ts';
 import { fmtSignedClock } from './timeline-svg.ts';
 
 const MiB = 1048576;
@@ -22,7 +24,7 @@ function peakOf(s: Series): { value: number; tMs: number } | undefined {
 export function resourcesSection(ev: RunEvidence): string[] {
   const out = ['## Resources', ''];
   const rs = ev.resources;
-  if (!rs.length) return [...out, 'Not available: `resources.jsonl` is not in the run directory (the run predates resource sampling, or it stopped before the first sample).', ''];
+  if (!rs.length) return [...out, 'Not available: `resources.jsonl` is not in the run directory (the run predates resource sampling, or it stopped before the first sample).', '', ...runTimeSection(ev)];
   const origin = soakStart(ev)?.ms;
   const when = (ms: number) => (origin !== undefined ? `at ${fmtSignedClock((ms - origin) / 1000)} from the soak's start` : `at ${new Date(ms).toISOString()}`);
   const durations = rs.map((r) => r.durationS);
@@ -75,5 +77,6 @@ export function resourcesSection(ev: RunEvidence): string[] {
       '',
     );
   }
+  out.push(...runTimeSection(ev));
   return out;
 }

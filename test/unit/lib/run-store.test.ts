@@ -64,4 +64,9 @@ t.test('a published run: NAME.gz reads as NAME (has, read, lines)', async (t) =>
   t.ok(store.has('recount'));
   t.same(store.read('recount'), { ok: true, value: { objects: 3 } });
   t.same(store.lines('chaos'), { missing: false, values: [{ faultId: 'f1' }], skipped: [2] });
+  t.equal(store.text('runLog'), undefined, 'no run.log: no text');
+  writeFileSync(store.path('runLog') + '.gz', gzipSync('2026-12-04T00:00:00.000Z preflight: ok\n'));
+  t.equal(store.text('runLog'), '2026-12-04T00:00:00.000Z preflight: ok\n', 'run.log.gz reads as run.log');
+  writeFileSync(store.path('runLog'), 'plain\n');
+  t.equal(store.text('runLog'), 'plain\n', 'the file itself before its .gz');
 });
