@@ -17,6 +17,10 @@
  * with the composition's checkpoint, still timed from its own heal. The composition's own
  * recovery, from its last heal, is recorded apart.
  *
+ * The walk can be stopped early, cleanly (`stopWalk`, a mutant's soak that has already caught
+ * it: campaigns/runner/soak-caught.ts): the episodes under way and those planned up to the
+ * cutoff run to their end, and every later fault is recorded not-landed (evidence notStarted).
+ *
  * Every landed fault is registered for healing the moment it lands; `healActive()` heals
  * whatever is still active (on abort, or after an error).
  *
@@ -62,6 +66,8 @@ export interface FaultOutcome {
   recovered: boolean;
   recoveryS?: number;
   reason?: string;
+  /** Not started: the walk was stopped before its episode (stopWalk). */
+  notStarted?: boolean;
 }
 
 
@@ -89,26 +95,66 @@ export class ChaosController {
   /** Landed faults held through the recount's first pass (LandedFault.holdThroughRecount), in landing order. */
   private readonly held = new Map<string, { fault: PlannedFault; landed: LandedFault }>();
   private readonly opts: ControllerOptions;
+  /** Set by stopWalk: episodes planned after cutoffS (seconds into the soak) are not started. */
+  private stopAt: { cutoffS: number; reason: string } | undefined;
+  /** Wakes the walk's wait for its next episode when stopWalk is called. */
+  private readonly wake = new AbortController();
 
   constructor(opts: ControllerOptions) {
     this.opts = opts;
   }
 
-  /** Runs the whole plan from soakStart (ms epoch). Resolves when every episode is done or the walk was aborted. */
+  /**
+   * Runs the whole plan from soakStart (ms epoch). Resolves when every episode is done, the
+   * walk was aborted, or (after stopWalk) the next episode is planned after its cutoff.
+   */
   async run(soakStart: number): Promise<FaultOutcome[]> {
     const { plan, signal } = this.opts;
     for (const f of plan) this.rec(f, 'planned', { detail: `at +${f.atS}s` });
     const episodes = episodesOf(plan);
     let done = 0;
-    for (const ep of episodes) {
+    for (const [i, ep] of episodes.entries()) {
       if (signal.aborted) break;
       const start = soakStart + ep[0]!.atS * 1000;
-      await sleep(Math.max(0, start - Date.now()), signal);
+      // Waits for the episode's time; a stopWalk() wakes it to see whether it is still to run.
+      while (!signal.aborted && !this.stoppedBefore(ep) && Date.now() < start) await sleep(start - Date.now(), AbortSignal.any([signal, this.wake.signal]));
       if (signal.aborted) break;
+      if (this.stoppedBefore(ep)) {
+        for (const f of episodes.slice(i).flat()) this.notStarted(f, this.stopAt!.reason);
+        break;
+      }
       await this.runEpisode(ep);
       this.opts.progress?.(++done, episodes.length);
     }
     return this.outcomes;
+  }
+
+  /**
+   * Ends the walk early, cleanly (campaigns/runner/soak-caught.ts: a mutant already caught):
+   * the episode in flight, and every episode planned at or before `cutoffS` (seconds into the
+   * soak), run to their end as usual (landed, held, healed, recovery measured); no later
+   * episode is started, and each of its faults is recorded not-landed with `reason` (evidence
+   * notStarted), never counted as survived. Nothing is aborted: run() resolves once the
+   * episodes it still runs are over.
+   */
+  stopWalk(cutoffS: number, reason: string): void {
+    if (this.stopAt) return;
+    this.stopAt = { cutoffS, reason };
+    this.wake.abort();
+  }
+
+  /** The ids of the plan's faults that stopWalk left not started. */
+  get notStartedIds(): string[] {
+    return this.outcomes.filter((o) => o.notStarted).map((o) => o.fault.id);
+  }
+
+  private stoppedBefore(ep: PlannedFault[]): boolean {
+    return this.stopAt !== undefined && ep[0]!.atS > this.stopAt.cutoffS;
+  }
+
+  private notStarted(f: PlannedFault, reason: string): void {
+    this.rec(f, 'not-landed', { detail: reason, evidence: { notStarted: true } });
+    this.outcomes.push({ fault: f, landed: false, healed: false, recovered: false, reason, notStarted: true });
   }
 
   /** Lands one lone fault now (the gate's fault), with the same records and recovery measure. */

@@ -167,6 +167,26 @@ export interface PhaseMark {
   t: string;
   phase: RunPhase;
   edge: 'start' | 'end';
+  /** On the soak's end mark, when a mutant's soak ended before its planned length (campaigns/runner/soak-caught.ts). */
+  endedEarly?: SoakEarlyEnd;
+}
+
+/**
+ * A mutant's soak that ended before its planned length because the oracle had already caught
+ * the mutant (campaigns/runner/soak-caught.ts): in phases.jsonl (the soak's end mark) and verdict.json.
+ */
+export interface SoakEarlyEnd {
+  /** Seconds into the soak when it ended, and its planned length. */
+  endedAtS: number;
+  plannedS: number;
+  /** Seconds into the soak when the catch was seen: no fault planned after it was started. */
+  caughtAtS: number;
+  /** The counter the mutant must raise, its value, and the time of the oracle's sample that showed it. */
+  counter: CounterName;
+  value: number;
+  sampleT: string;
+  /** The planned faults not started (recorded not-landed in chaos.jsonl). */
+  notStarted: string[];
 }
 
 /** One rig process in a ResourceSample, read from /proc on its host. */
@@ -358,6 +378,8 @@ export interface Verdict extends Partial<VerdictSubject> {
   drainConverged: boolean;
   /** Why the drain ended before its deadline, unconverged, when it did (campaigns/runner/drain-stall.ts). */
   drainStalled?: string;
+  /** When a mutant's soak ended before its planned length, when and why (campaigns/runner/soak-caught.ts). */
+  soakEndedEarly?: SoakEarlyEnd;
   uncoveredFaultPoints: string[];
   startedAt: string;
   endedAt: string;

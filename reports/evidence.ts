@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ResolvedCampaign } from '../campaigns/types.ts';
 import { EVIDENCE, EVIDENCE_DESCRIPTIONS, REQUIRED_EVIDENCE, RunStore, type EvidenceValues, type JsonKey, type JsonlKey } from '../lib/run-store.ts';
-import { normalizeVerdictName, RUN_PHASES, type ChaosRecord, type GateResult, type HeldRecount, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type Rehearsal, type ResourceSample, type RunPhase, type Sample, type Verdict, type ZombieTrail } from '../lib/evidence.ts';
+import { normalizeVerdictName, RUN_PHASES, type ChaosRecord, type GateResult, type HeldRecount, type LedgerEntry, type PhaseMark, type PlannedFault, type Provenance, type Recount, type Rehearsal, type ResourceSample, type RunPhase, type Sample, type SoakEarlyEnd, type Verdict, type ZombieTrail } from '../lib/evidence.ts';
 
 export interface CheckpointSeen {
   id: number;
@@ -223,6 +223,14 @@ export function phaseSpans(ev: RunEvidence): PhaseSpan[] {
     }
   }
   return out;
+}
+
+/**
+ * When a mutant's soak ended before its planned length, and why (campaigns/runner/soak-caught.ts):
+ * verdict.json's soakEndedEarly, or the soak's end mark in phases.jsonl when the verdict is missing.
+ */
+export function soakEndedEarly(ev: RunEvidence): SoakEarlyEnd | undefined {
+  return ev.verdict?.soakEndedEarly ?? ev.phases.find((m) => m.phase === 'soak' && m.edge === 'end' && m.endedEarly)?.endedEarly;
 }
 
 /**

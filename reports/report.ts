@@ -17,7 +17,7 @@ import { checkpointTimes } from '../lib/checkpoint-clock.ts';
 import { classifiedReasons, failureClasses } from '../lib/failure-class.ts';
 import { FAULT_KINDS } from '../chaos/kinds.ts';
 import { FAULT_SPECS } from '../chaos/kinds.ts';
-import { EVIDENCE_DESCRIPTIONS, readRunEvidence, type RunEvidence } from './evidence.ts';
+import { EVIDENCE_DESCRIPTIONS, readRunEvidence, soakEndedEarly, type RunEvidence } from './evidence.ts';
 import { compositionSummaries, faultOutcomes, isDecisive, pointCoverage, summaryByKind, unsyncedBytesLost, type FaultOutcome } from './faults.ts';
 import { cell, fmtClock, fmtDuration, fmtEvidence, fmtInt, listWords, median, plural, secondsBetween, table } from './format.ts';
 import { renderJunit } from './junit.ts';
@@ -194,7 +194,8 @@ function lead(x: Ctx): string[] {
   if (failed) parts.unshift(failedFirst(v));
   const faults = x.outcomes.filter((o) => o.status === 'survived').length;
   const rig = hosts !== undefined ? `${/^(8\d*|11|18)$/.test(String(hosts)) ? 'an' : 'a'} ${hosts}-host ${ev.provenance!.rig.kind} rig plus the operations host` : 'a rig not recorded in provenance.json';
-  const soakWords = soak !== undefined ? fmtDuration(soak) : 'an unrecorded time';
+  const early = soakEndedEarly(ev);
+  const soakWords = early ? `${fmtDuration(early.endedAtS)} of a planned ${fmtDuration(early.plannedS)}` : soak !== undefined ? fmtDuration(soak) : 'an unrecorded time';
   const runWords = x.runS !== undefined ? fmtDuration(x.runS) : 'an unknown time';
   const finished = ev.verdict !== undefined && ev.verdict.verdict !== 'ABORTED';
   parts.push(
@@ -204,6 +205,7 @@ function lead(x: Ctx): string[] {
       ? `This run kept that pipeline under faults for ${soakWords} of soak (${runWords} from start to verdict) on ${rig}, and ${plural(faults, 'fault')} landed and ${faults === 1 ? 'was' : 'were'} recovered from.`
       : `This run was to keep that pipeline under faults for ${soakWords} of soak on ${rig}, but it stopped ${runWords} after it started; by then ${plural(faults, 'fault')} had landed and been recovered from.`,
   );
+  if (early) parts.push(`The soak ended early because the mutant was already caught (${early.counter} = ${fmtInt(early.value)}); "What the engine survived" says when and which faults were not started.`);
   if (ev.recount) {
     parts.push(
       `After the drain, a separate process re-read the settled bucket from scratch: ${fmtInt(x.produced)} events produced, ${fmtInt(x.distinct)} distinct events committed, with ${countersPhrase(engineRecountCounters(ev))}${harnessMutationWords(ev)}.`,
@@ -319,6 +321,8 @@ function survived(x: Ctx): string[] {
     `A fault is counted only when it landed, with evidence that it did, and a completed checkpoint followed its heal${rec !== undefined ? ` within ${fmtDuration(rec)}` : ''}. Recovery time is from the fault's own heal to that checkpoint; the figures below are the soak's faults only (the gate asks the engine for its checkpoint once its fault healed, so its recovery is not timed against the engine's own cadence).${comps.length ? " A composition's row times the composition as a whole, from its last heal to the first completed checkpoint after it; its Survived column counts the runs in which every step landed and recovered." : ''}${compsUnrecorded ? " This run's chaos log has no composition record for some compositions (it predates them): their steps were timed from the composition's last heal, not their own, and the composition's own recovery is not recorded." : ''}`,
     '',
   );
+  const early = soakEndedEarly(ev);
+  if (early) out.push(soakEarlyParagraph(early), '');
   const span = (xs: number[]) => (xs.length ? `${fmtDuration(median(xs))} / ${fmtDuration(Math.max(...xs))}` : 'n/a');
   out.push(
     table(
@@ -615,6 +619,13 @@ function caveats(x: Ctx): string[] {
   return out;
 }
 
+/** A mutant's early soak end in plain words: when, why (the counter and the sample), and the faults it left not started. */
+export function soakEarlyParagraph(e: NonNullable<ReturnType<typeof soakEndedEarly>>): string {
+  const n = e.notStarted.length;
+  const left = n === 0 ? 'No planned fault was left to start.' : `The ${plural(n, 'fault')} planned after that moment (${listWords(e.notStarted)}) ${n === 1 ? 'was' : 'were'} not started: ${n === 1 ? 'it is' : 'they are'} listed as not landed and ${n === 1 ? 'is' : 'are'} not counted as survived.`;
+  return `The soak ended early, ${fmtDuration(e.endedAtS)} into its planned ${fmtDuration(e.plannedS)}: this run is a mutant's, and the oracle's sample at ${e.sampleT} showed ${e.counter} = ${fmtInt(e.value)}, a counter this mutant must raise, so the run was already shown wrong and the rest of the soak could only have delayed the verdict. The catch was seen ${fmtDuration(e.caughtAtS)} into the soak; every fault planned up to then had landed, been healed and had its recovery measured (or had not landed) before the soak ended. ${left} The drain, the settle and the separate recount ran as on any run.`;
+}
+
 function p(ev: RunEvidence) {
   return ev.provenance;
 }
@@ -628,6 +639,8 @@ function faultLog(x: Ctx): string[] {
     '',
   ];
   const clock = (s: number) => `${s < -0.5 ? '−' : ''}${fmtClock(Math.abs(s))}`;
+  // Not landed because a mutant's soak ended early before its time (chaos/controller.ts stopWalk).
+  const notStarted = new Set(x.ev.chaos.filter((r) => r.phase === 'not-landed' && r.evidence?.['notStarted'] === true).map((r) => r.faultId));
   out.push(
     table(
       ['Fault', 'Planned', 'Landed', 'Kind', 'Target / point', 'Composition', 'Outcome', 'Recovery', 'Landed evidence'],
@@ -638,7 +651,7 @@ function faultLog(x: Ctx): string[] {
         o.kind,
         o.point ? `${o.point}${o.target && o.target !== 'coordinator' ? ` on ${o.target}` : ''}` : (o.target ?? ''),
         o.composition ?? '',
-        o.status,
+        notStarted.has(o.id) ? 'not started (the soak ended early)' : o.status,
         o.recoveryS !== undefined ? fmtDuration(o.recoveryS) : '',
         fmtEvidence(o.landedEvidence),
       ]),

@@ -8,7 +8,7 @@ import type { ChaosController } from '../../chaos/controller.ts';
 import type { FaultContext } from '../../chaos/fault.ts';
 import type { Engine, EngineHealth } from '../../engine/engine.ts';
 import { QualError } from '../../lib/errors.ts';
-import { RUN_PHASES, zeroCounters, type ChaosRecord, type Counters, type GateResult, type PlannedFault, type Recount, type RunPhase } from '../../lib/evidence.ts';
+import { RUN_PHASES, zeroCounters, type ChaosRecord, type Counters, type GateResult, type PlannedFault, type Recount, type RunPhase, type SoakEarlyEnd } from '../../lib/evidence.ts';
 import type { RunStore } from '../../lib/run-store.ts';
 import type { InputAuditor } from '../../oracle/input-audit.ts';
 import type { IncrementalJudge } from '../../oracle/judge.ts';
@@ -30,6 +30,8 @@ export interface RunOutcome {
   drainConverged: boolean;
   /** Why the drain ended before its deadline, unconverged, when it did (campaigns/runner/drain-stall.ts). */
   drainStalled?: string;
+  /** When a mutant's soak ended before its planned length, when and why (campaigns/runner/soak-caught.ts); on the soak's end mark too. */
+  soakEndedEarly?: SoakEarlyEnd;
   settleWarning?: string;
   recount: Recount | null;
   recountError?: string;
@@ -146,11 +148,13 @@ export class RunContext {
     }
   }
 
-  /** Phase marks (phases.jsonl): the end of the phase left and the start of the one entered. */
+  /** Phase marks (phases.jsonl): the end of the phase left (the soak's with out.soakEndedEarly, if set) and the start of the one entered. */
   enterPhase(name: string, at = Date.now()): void {
     const t = new Date(at).toISOString();
     const marked = RUN_PHASES as readonly string[];
-    if (marked.includes(this.phase)) this.run.store.append('phases', { t, phase: this.phase as RunPhase, edge: 'end' });
+    // The soak's end mark says when a mutant's soak ended early, and why.
+    const early = this.phase === 'soak' && this.out.soakEndedEarly ? { endedEarly: this.out.soakEndedEarly } : {};
+    if (marked.includes(this.phase)) this.run.store.append('phases', { t, phase: this.phase as RunPhase, edge: 'end', ...early });
     if (marked.includes(name)) this.run.store.append('phases', { t, phase: name as RunPhase, edge: 'start' });
     this.phase = name;
     this.phaseStartMs = at;

@@ -3,7 +3,8 @@
  *
  *   deploy    the input topic, the engine, the generator, the oracle, the resource sampler
  *   gate      the pipeline shown working, one fault landed and recovered (no soak without it)
- *   soak      the planned faults at their times, for the soak's length
+ *   soak      the planned faults at their times, for the soak's length (a mutant's ends early
+ *             once the oracle has caught it and no fault is in flight: soak-caught.ts)
  *   drain     the input stopped, every fault healed (but those held through the recount), wait
  *             until everything produced is committed (or, on a run the oracle has already shown
  *             wrong, until nothing has moved over several checkpoints: drain-stall.ts)
@@ -45,6 +46,7 @@
  */
 import { zombieTrails } from './zombies.ts';
 import { DrainStall, drainStallRule } from './drain-stall.ts';
+import { faultsInFlight, notStartedReason, SoakCaught, soakCaughtRule } from './soak-caught.ts';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -173,17 +175,52 @@ export const gate: Phase = async (ctx) => {
   log(ctx.out.gate.passed ? 'gate passed: soak begins' : 'GATE FAILED: no soak');
 };
 
-/** Soak: the plan's faults at their times, for the soak's length (only after a passed gate). */
+/**
+ * Soak: the plan's faults at their times, for the soak's length (only after a passed gate).
+ * A mutant's soak ends early once the oracle has counted what the mutant must raise and every
+ * fault planned up to then has ended its episode; later faults are not started
+ * (campaigns/runner/soak-caught.ts).
+ */
 export const soak: Phase = async (ctx) => {
   if (!ctx.out.gate?.passed) return;
+  const { campaign, engine, mutant, plan, log } = ctx.run;
   const soakStart = Date.now();
   ctx.out.soakStartMs = soakStart;
   ctx.enterPhase('soak', soakStart);
-  await ctx.controller.run(soakStart);
-  await sleep(soakStart + ctx.run.campaign.workload.soakS * 1000 - Date.now(), ctx.signal);
+  const plannedEnd = soakStart + campaign.workload.soakS * 1000;
+  const rule = soakCaughtRule(mutant, engine.mutants ?? [], campaign.workload.checkpointIntervalS);
+  if (!rule) {
+    await ctx.controller.run(soakStart);
+    await sleep(plannedEnd - Date.now(), ctx.signal);
+  } else {
+    const caught = new SoakCaught(rule);
+    let walked = false;
+    const walk = ctx.controller.run(soakStart).finally(() => (walked = true));
+    let stopped = false;
+    while (!ctx.aborted && !(walked && Date.now() >= plannedEnd)) {
+      const c = caught.observe(ctx.sampler?.last, (Date.now() - soakStart) / 1000);
+      if (c && !stopped) {
+        stopped = true;
+        log(`soak: the oracle has caught mutant ${rule.mutant} (${c.counter} = ${c.value} in its sample at ${c.sampleT}); no fault planned after +${c.seenAtS.toFixed(1)} s is started, and the soak ends once those up to then are over`);
+        ctx.controller.stopWalk(c.seenAtS, notStartedReason(c));
+      }
+      if (c && walked && faultsInFlight(plan, ctx.chaos, c.seenAtS).length === 0) {
+        const endedAtS = Math.round((Date.now() - soakStart) / 100) / 10;
+        ctx.out.soakEndedEarly = { endedAtS, plannedS: campaign.workload.soakS, caughtAtS: Math.round(c.seenAtS * 10) / 10, counter: c.counter, value: c.value, sampleT: c.sampleT, notStarted: ctx.controller.notStartedIds };
+        log(`soak: ended early at +${endedAtS} s of ${campaign.workload.soakS} s: mutant ${rule.mutant} already caught (${c.counter} = ${c.value}); ${ctx.out.soakEndedEarly.notStarted.length} planned fault(s) not started`);
+        break;
+      }
+      const left = plannedEnd - Date.now();
+      await sleep(left > 0 ? Math.min(SOAK_WATCH_MS, left) : SOAK_WATCH_MS, ctx.signal);
+    }
+    await walk;
+  }
   if (ctx.sampler!.stuck) ctx.out.stuck = ctx.sampler!.stuckError?.message;
   ctx.throwIfAborted();
 };
+
+/** How often a mutant's soak looks at the oracle's latest sample and the walk (ms). */
+export const SOAK_WATCH_MS = 500;
 
 /** Drain: stop the input, heal everything, wait until all produced is committed. */
 export const drain: Phase = async (ctx) => {
@@ -383,6 +420,7 @@ export function decide(ctx: RunContext): Verdict {
     produced: ctx.producer?.total ?? 0,
     drainConverged: o.drainConverged,
     ...(o.drainStalled ? { drainStalled: o.drainStalled } : {}),
+    ...(o.soakEndedEarly ? { soakEndedEarly: o.soakEndedEarly } : {}),
     pendingUploads: o.pendingUploads,
     ...(o.stuck ? { stuckOracle: o.stuck } : {}),
     ...(o.settleWarning ? { settleWarning: o.settleWarning } : {}),

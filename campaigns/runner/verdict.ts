@@ -4,7 +4,7 @@
  * coverage: lib/failure-class.ts), which explains the verdict and never changes it. Exit codes: PASS 0, FAIL and GATE_FAILED 1,
  * ABORTED and UNKNOWN (a heal failed, nothing else wrong) 2.
  */
-import { COUNTER_NAMES, VERDICT_SCHEMA_VERSION, type VerdictSubject, type ChaosRecord, type Counters, type GateResult, type LedgerEntry, type Recount, type ResourceSample, type Verdict } from '../../lib/evidence.ts';
+import { COUNTER_NAMES, VERDICT_SCHEMA_VERSION, type VerdictSubject, type ChaosRecord, type Counters, type GateResult, type LedgerEntry, type Recount, type ResourceSample, type SoakEarlyEnd, type Verdict } from '../../lib/evidence.ts';
 import { reasonClass } from '../../lib/failure-class.ts';
 import { exhaustionChecks } from '../../lib/resource-trend.ts';
 import { acceptedForeign, attributeTamper, tamperWindows } from './tamper.ts';
@@ -29,6 +29,8 @@ export interface VerdictInput {
   drainConverged: boolean;
   /** Why the drain ended before its deadline, unconverged, when it did (campaigns/runner/drain-stall.ts). */
   drainStalled?: string;
+  /** When a mutant's soak ended before its planned length (campaigns/runner/soak-caught.ts). */
+  soakEndedEarly?: SoakEarlyEnd;
   pendingUploads: number;
   stuckOracle?: string;
   /** Set when no idle checkpoint completed after the drain (a warning: idle barriers were not exercised). */
@@ -89,6 +91,12 @@ export function disagreement(oracle: Counters, recount: Counters, drainConverged
   return drainConverged ? base : `${base}, as expected when the drain did not converge: the live oracle counts a gap only below a partition's highest committed sequence, the recount also counts the produced tail that was never committed`;
 }
 
+/** A mutant's early soak end in words: when, of how long, the counter that caught it, and the faults not started. */
+export function soakEarlyWords(e: SoakEarlyEnd): string {
+  const n = e.notStarted.length;
+  return `soak: ended early at ${e.endedAtS} s of its planned ${e.plannedS} s, the mutant already caught: the oracle's sample at ${e.sampleT} showed ${e.counter} = ${e.value} (seen ${e.caughtAtS} s into the soak), and every fault planned up to then had ended; ${n === 0 ? 'no planned fault was left' : `${n} planned fault${n === 1 ? ' was' : 's were'} not started (${e.notStarted.join(', ')})`}`;
+}
+
 export function decideVerdict(input: VerdictInput): Verdict {
   const reasons: string[] = [];
   const warnings: string[] = [];
@@ -129,8 +137,11 @@ export function decideVerdict(input: VerdictInput): Verdict {
     for (const id of notRecovered) reasons.push(`fault ${id} had no recovery within its deadline`);
     if (!v.drainConverged) reasons.push(v.drainStalled ? `the drain did not converge: ${v.drainStalled}` : 'the drain did not converge before its deadline');
     if (v.stuckOracle) reasons.push(`stuck oracle: ${v.stuckOracle}`);
-    // A fault that did not land is not survived; it fails the run only through what it leaves uncovered (above).
-    for (const id of notLanded) warnings.push(`fault ${id} did not land and is not counted as survived`);
+    // A fault that did not land is not survived; it fails the run only through what it leaves
+    // uncovered (above). One not started because a mutant's soak ended early says so.
+    const notStarted = new Set(v.chaos.filter((r) => r.phase === 'not-landed' && r.evidence?.['notStarted'] === true).map((r) => r.faultId));
+    if (v.soakEndedEarly) warnings.push(soakEarlyWords(v.soakEndedEarly));
+    for (const id of notLanded) warnings.push(notStarted.has(id) ? `fault ${id} was not started (the soak ended early: the mutant was already caught) and is not counted as survived` : `fault ${id} did not land and is not counted as survived`);
     if (v.settleWarning) warnings.push(`settle: ${v.settleWarning}`);
     for (const w of acceptedForeign(windows)) reasons.push(`engine accepted a foreign object: store-tamper ${w.faultId} (${w.variant}) on ${w.keys.join(', ')} was recovered through without an integrity stop`);
     for (const f of harness.findings) warnings.push(`harness, not engine: ${f}`);
@@ -164,6 +175,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
     pendingUploads: v.pendingUploads,
     drainConverged: v.drainConverged,
     ...(!v.drainConverged && v.drainStalled ? { drainStalled: v.drainStalled } : {}),
+    ...(v.soakEndedEarly ? { soakEndedEarly: v.soakEndedEarly } : {}),
     uncoveredFaultPoints: uncovered,
     startedAt: v.startedAt,
     endedAt: v.endedAt,

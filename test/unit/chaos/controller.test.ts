@@ -398,3 +398,55 @@ t.test('a fault with a dead-man timer is never held: it heals at the end of its 
   t.same(healed, ['f1']);
   t.same(controller.heldFaults, []);
 });
+
+t.test('stopWalk: the episode in flight and those planned up to the cutoff run to their end; later ones are not started, and the walk ends without waiting for them', async (t) => {
+  const records: ChaosRecord[] = [];
+  const landed: string[] = [];
+  const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async (f) => { landed.push(f.id); return { evidence: {}, ...healOnly }; } };
+  const plan: PlannedFault[] = [
+    { id: 'f1', kind: 'worker-kill', atS: 0, durationS: 0.4 },
+    { id: 'f2', kind: 'worker-kill', atS: 0.2 },
+    { id: 'f3', kind: 'worker-kill', atS: 20 },
+    { id: 'f4', kind: 'worker-kill', atS: 30 },
+  ];
+  const controller = new ChaosController({
+    plan,
+    ctx: { rig: { hosts: [] }, engine: { health: async () => ({ lastCompletedAt: new Date(Date.now() + 50).toISOString() }) }, log: () => {} } as unknown as FaultContext,
+    record: (r) => records.push({ t: new Date().toISOString(), ...r } as ChaosRecord),
+    recoveryDeadlineS: 5,
+    signal: new AbortController().signal,
+    packageFor: () => kill,
+  });
+  const started = Date.now();
+  const walk = controller.run(started);
+  await new Promise((r) => setTimeout(r, 100));
+  controller.stopWalk(0.3, 'not started: the soak ended early');
+  controller.stopWalk(25, 'a second call changes nothing');
+  await walk;
+  t.ok(Date.now() - started < 5000, 'the walk did not wait for f3 at +20 s');
+  t.same(landed, ['f1', 'f2'], 'f1 (in flight) and f2 (planned before the cutoff, after f1 recovered) landed');
+  t.same(phases(records), ['f1:landed', 'f1:healed', 'f1:recovered', 'f2:landed', 'f2:healed', 'f2:recovered', 'f3:not-landed', 'f4:not-landed'], 'f1 was healed and recovered, not cut');
+  const notLanded = records.filter((r) => r.phase === 'not-landed');
+  t.same(notLanded.map((r) => [r.detail, r.evidence]), [['not started: the soak ended early', { notStarted: true }], ['not started: the soak ended early', { notStarted: true }]]);
+  t.same(controller.notStartedIds, ['f3', 'f4']);
+  t.same(controller.outcomes.map((o) => [o.fault.id, o.landed, o.recovered]), [['f1', true, true], ['f2', true, true], ['f3', false, false], ['f4', false, false]]);
+});
+
+t.test('without stopWalk every episode runs at its time (the correct engine\'s soak)', async (t) => {
+  const records: ChaosRecord[] = [];
+  const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async () => ({ evidence: {}, ...healOnly }) };
+  const controller = new ChaosController({
+    plan: [{ id: 'f1', kind: 'worker-kill', atS: 0 }, { id: 'f2', kind: 'worker-kill', atS: 0.3 }],
+    ctx: { rig: { hosts: [] }, engine: { health: async () => ({ lastCompletedAt: new Date(Date.now() + 50).toISOString() }) }, log: () => {} } as unknown as FaultContext,
+    record: (r) => records.push({ t: new Date().toISOString(), ...r } as ChaosRecord),
+    recoveryDeadlineS: 5,
+    signal: new AbortController().signal,
+    packageFor: () => kill,
+  });
+  const started = Date.now();
+  await controller.run(started);
+  t.same(phases(records).filter((p) => p.endsWith('landed')), ['f1:landed', 'f2:landed']);
+  t.same(controller.notStartedIds, []);
+  const f2 = records.find((r) => r.faultId === 'f2' && r.phase === 'landed')!;
+  t.ok(Date.parse(f2.t) - started >= 300, 'f2 waited for its time');
+});

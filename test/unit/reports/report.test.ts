@@ -7,6 +7,7 @@ import { readRunEvidence } from '../../../reports/evidence.ts';
 import { renderJunit } from '../../../reports/junit.ts';
 import { renderReport, verdictHeadline, writeReports } from '../../../reports/report.ts';
 import { renderTimelineSvg } from '../../../reports/timeline-svg.ts';
+import { fmtDuration } from '../../../reports/format.ts';
 import type { ChaosRecord, PlannedFault, Sample, Verdict } from '../../../lib/evidence.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures');
@@ -619,4 +620,36 @@ t.test("the store's drive layout, when provenance.json records it, is named in t
   p.store.drives = 1;
   writeFileSync(pf, JSON.stringify(p, null, 2));
   t.match(renderReport(dir), `| Store | minio ${p.store.version}, single drive on the store host`);
+});
+
+t.test("a mutant's soak that ended early: the lead, What the engine survived and the fault log say when, why and which faults were not started; phases.jsonl alone says the same", async (t) => {
+  const dir = copyRun(t, 'run-fail');
+  const last = planOf('run-fail').at(-1)!;
+  const chaosFile = path.join(dir, 'chaos.jsonl');
+  const kept = jsonl<ChaosRecord>(chaosFile).filter((r) => r.faultId !== last.id);
+  const notStarted: ChaosRecord = { t: kept.at(-1)!.t, faultId: last.id, kind: last.kind, phase: 'not-landed', detail: 'not started: the soak ended early', evidence: { notStarted: true } };
+  writeFileSync(chaosFile, [...kept, notStarted].map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const early = { endedAtS: 31.4, plannedS: 70, caughtAtS: 24.2, counter: 'duplicates', value: 3160, sampleT: '2026-12-06T00:00:25.000Z', notStarted: [last.id] };
+  const vf = path.join(dir, 'verdict.json');
+  const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
+  writeFileSync(vf, JSON.stringify({ ...v, soakEndedEarly: early }, null, 2));
+  const md = renderReport(dir);
+  t.match(md, `under faults for ${fmtDuration(31.4)} of a planned ${fmtDuration(70)} of soak`);
+  t.match(md, 'The soak ended early because the mutant was already caught (duplicates = 3,160)');
+  t.match(md, `The soak ended early, ${fmtDuration(31.4)} into its planned ${fmtDuration(70)}: this run is a mutant's, and the oracle's sample at 2026-12-06T00:00:25.000Z showed duplicates = 3,160, a counter this mutant must raise`);
+  t.match(md, `The catch was seen ${fmtDuration(24.2)} into the soak`);
+  t.match(md, `The 1 fault planned after that moment (${last.id}) was not started: it is listed as not landed and is not counted as survived.`);
+  const row = md.split('\n').find((l) => l.startsWith(`| ${last.id} |`))!;
+  t.match(row, '| not started (the soak ended early) |', 'the fault log names it not started');
+
+  // Without verdict.json's record, the soak's end mark in phases.jsonl says the same.
+  writeFileSync(vf, JSON.stringify(v, null, 2));
+  const pf = path.join(dir, 'phases.jsonl');
+  const marks = jsonl<Record<string, unknown>>(pf).map((m) => (m['phase'] === 'soak' && m['edge'] === 'end' ? { ...m, endedEarly: early } : m));
+  writeFileSync(pf, marks.map((m) => JSON.stringify(m)).join('\n') + '\n');
+  t.match(renderReport(dir), `The soak ended early, ${fmtDuration(31.4)} into its planned ${fmtDuration(70)}`);
+
+  const plain = renderReport(fx('run-fail'));
+  t.notMatch(plain, 'The soak ended early', 'a soak that ran its length says nothing of an early end');
+  t.notMatch(plain, 'not started (the soak ended early)');
 });

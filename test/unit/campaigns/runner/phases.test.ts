@@ -17,6 +17,8 @@ import { Progress } from '../../../../campaigns/runner/progress.ts';
 import type { EngineHealth } from '../../../../engine/engine.ts';
 import { zeroCounters, type PlannedFault } from '../../../../lib/evidence.ts';
 import { RunStore } from '../../../../lib/run-store.ts';
+import { sleep } from '../../../../lib/sleep.ts';
+import { CLINK_MUTANTS } from '../../../../engine/clink/mutants/index.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'cq-phases-'));
 t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
@@ -78,7 +80,7 @@ function context(
   dir: string,
   signal?: AbortSignal,
   drainS = 5,
-  over: { soakS?: number; engine?: object; controller?: (ctx: RunContext) => object; log?: (l: string) => void } = {},
+  over: { soakS?: number; engine?: object; controller?: (ctx: RunContext) => object; log?: (l: string) => void; mutant?: string; plan?: PlannedFault[] } = {},
 ): RunContext {
   const store = new RunStore(path.join(tmp, dir), { fresh: true });
   const inputs = {
@@ -89,7 +91,8 @@ function context(
     remote: () => {
       throw new Error('no host');
     },
-    plan: [{ id: 'f001', kind: 'worker-kill', atS: 1 }],
+    plan: over.plan ?? [{ id: 'f001', kind: 'worker-kill', atS: 1 }],
+    ...(over.mutant ? { mutant: over.mutant } : {}),
     store,
     progress: new Progress({ isTTY: false, write: () => true } as never),
     log: over.log ?? quiet,
@@ -447,4 +450,91 @@ t.test('waitCheckpoints with an asker: asks for the first, then for the next eac
   never.triggerCheckpoint = async () => void never.asks.push(Date.now()); // dropped: nothing completes
   t.equal(await waitCheckpoints(never, 1, 2600, new AbortController().signal, new CheckpointAsker(never, 'settle', quiet)), null, 'the deadline as before');
   t.ok(never.asks.length >= 2 && never.asks.length <= 4, `asked again about every second while nothing completed (${never.asks.length})`);
+});
+
+/**
+ * A soak over a fake walk: f001 lands at once and ends its episode (healed, recovered) after
+ * `episodeMs`; f002, planned at +20 s, waits for its time unless stopWalk() is called, which
+ * records it not started (in a soak shorter than 20 s, f002 is planned at its last second).
+ * The oracle's latest sample shows `counters` from `caughtAfterMs`.
+ */
+function caughtSoak(dir: string, o: { mutant: string; soakS: number; counters: Partial<ReturnType<typeof zeroCounters>>; caughtAfterMs: number; episodeMs: number }) {
+  const laterS = Math.min(20, o.soakS - 1);
+  const plan: PlannedFault[] = [{ id: 'f001', kind: 'worker-kill', atS: 0 }, { id: 'f002', kind: 'worker-kill', atS: laterS }];
+  const stops: number[] = [];
+  const ctx = context(dir, undefined, 5, {
+    soakS: o.soakS,
+    mutant: o.mutant,
+    plan,
+    engine: { mutants: CLINK_MUTANTS, health: async () => health(1), disarmFaultPoints: async () => {} },
+    controller: (c) => {
+      const wake = new AbortController();
+      let notStarted: string[] = [];
+      return {
+        healActive: async () => {},
+        get notStartedIds() {
+          return notStarted;
+        },
+        stopWalk(cutoffS: number) {
+          stops.push(cutoffS);
+          wake.abort();
+        },
+        run: async () => {
+          c.record({ faultId: 'f001', kind: 'worker-kill', phase: 'landed' });
+          await sleepMs(o.episodeMs);
+          c.record({ faultId: 'f001', kind: 'worker-kill', phase: 'healed' });
+          c.record({ faultId: 'f001', kind: 'worker-kill', phase: 'recovered', recoveryS: 0.1 });
+          await sleep(laterS * 1000 - o.episodeMs, AbortSignal.any([wake.signal, c.signal]));
+          if (wake.signal.aborted) {
+            c.record({ faultId: 'f002', kind: 'worker-kill', phase: 'not-landed', detail: 'not started', evidence: { notStarted: true } });
+            notStarted = ['f002'];
+          }
+          return [];
+        },
+      };
+    },
+  });
+  const started = Date.now();
+  ctx.out.gate = { passed: true, conditions: [] };
+  ctx.sampler = {
+    stuck: false,
+    get last() {
+      const ms = Date.now() - started;
+      return { t: new Date(started + Math.floor(ms / 100) * 100).toISOString(), counters: { ...zeroCounters(), ...(ms >= o.caughtAfterMs ? o.counters : {}) } };
+    },
+  } as never;
+  return { ctx, stops, started };
+}
+
+t.test('soak: a mutant caught by a count while a fault is in flight ends once that fault has recovered; the later fault is not started, and the soak\'s end mark says why', async (t) => {
+  const { ctx, stops, started } = caughtSoak('soak-caught1', { mutant: 'commit-at-prepare', soakS: 30, counters: { duplicates: 3160 }, caughtAfterMs: 200, episodeMs: 1200 });
+  t.teardown(() => ctx.close());
+  await soak(ctx);
+  const tookMs = Date.now() - started;
+  t.ok(tookMs >= 1200 && tookMs < 5000, `ended after ${tookMs} ms: after f001 recovered, long before the 30 s soak`);
+  t.equal(stops.length, 1, 'the walk was told to stop once');
+  t.ok(stops[0]! >= 0.2 && stops[0]! < 1.2, 'at the moment the catch was seen, while f001 was in flight');
+  const e = ctx.out.soakEndedEarly!;
+  t.match(e, { plannedS: 30, counter: 'duplicates', value: 3160, notStarted: ['f002'] });
+  t.ok(e.endedAtS >= 1.2 && e.endedAtS < 5, `ended at ${e.endedAtS} s`);
+  ctx.enterPhase('drain');
+  const marks = readFileSync(ctx.run.store.path('phases'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const end = marks.find((m) => m.phase === 'soak' && m.edge === 'end');
+  t.same(end.endedEarly, e, 'phases.jsonl: the soak\'s end mark carries when and why');
+});
+
+t.test('soak: a counter the mutant need not raise, or the correct engine, runs the whole soak', async (t) => {
+  const wrong = caughtSoak('soak-caught2', { mutant: 'commit-at-prepare', soakS: 2, counters: { gaps: 40, mutations: 3 }, caughtAfterMs: 0, episodeMs: 100 });
+  t.teardown(() => wrong.ctx.close());
+  await soak(wrong.ctx);
+  t.ok(Date.now() - wrong.started >= 2000, 'gaps and mutations do not catch commit-at-prepare: the whole 2 s');
+  t.equal(wrong.ctx.out.soakEndedEarly, undefined);
+  t.same(wrong.stops, []);
+
+  const control = caughtSoak('soak-caught3', { mutant: 'none', soakS: 2, counters: { duplicates: 5 }, caughtAfterMs: 0, episodeMs: 100 });
+  t.teardown(() => control.ctx.close());
+  await soak(control.ctx);
+  t.ok(Date.now() - control.started >= 2000, 'the correct engine: the whole soak whatever the oracle shows');
+  t.equal(control.ctx.out.soakEndedEarly, undefined);
+  t.same(control.stops, []);
 });

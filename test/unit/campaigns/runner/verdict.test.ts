@@ -135,3 +135,20 @@ t.test('verdict.json schema 3 (2: what it is about, and GATE_FAILED; 3: classifi
   t.equal(readRunEvidence(dir).verdict?.verdict, 'GATE_FAILED');
   t.equal(readRunListing(dir).verdict, 'GATE_FAILED');
 });
+
+t.test('a mutant soak that ended early: FAIL with its counters stays FAIL (never UNKNOWN for the faults not started), its early end and each fault not started are warnings in words', async (t) => {
+  const c = { ...zeroCounters(), duplicates: 3160 };
+  const early = { endedAtS: 31.4, plannedS: 70, caughtAtS: 24.2, counter: 'duplicates' as const, value: 12, sampleT: '2026-12-06T00:00:25.000Z', notStarted: ['f3'] };
+  const notStarted: ChaosRecord = { ...rec('f3', 'not-landed'), detail: 'not started: the soak ended early', evidence: { notStarted: true } };
+  const v = decideVerdict(base({ oracle: c, recount: recount({ counters: c }), chaos: [...base().chaos, notStarted, rec('f4', 'not-landed')], soakEndedEarly: early, drainConverged: false, drainStalled: 'ended early' }));
+  t.equal(v.verdict, 'FAIL');
+  t.equal(v.exitCode, 1);
+  t.ok(v.reasons.includes('recount: duplicates = 3160'), 'the counter is still the reason');
+  t.same(v.soakEndedEarly, early, 'verdict.json records when and why');
+  t.same(v.warnings, [
+    "soak: ended early at 31.4 s of its planned 70 s, the mutant already caught: the oracle's sample at 2026-12-06T00:00:25.000Z showed duplicates = 12 (seen 24.2 s into the soak), and every fault planned up to then had ended; 1 planned fault was not started (f3)",
+    'fault f3 was not started (the soak ended early: the mutant was already caught) and is not counted as survived',
+    'fault f4 did not land and is not counted as survived',
+  ]);
+  t.equal(decideVerdict(base()).soakEndedEarly, undefined, 'absent on a run whose soak ran its length');
+});
