@@ -28,7 +28,7 @@
  * up to REACTION_MAX_MS: Flink's JobManager reads its HA checkpoint store, and refuses a
  * handle, half a minute after it starts). If it stopped (the
  * engine refused the file: the "stops loudly" branch), the last lines of its output are
- * recorded, the original bytes are written back (an operator's repair from a replica) and
+ * recorded (without a stack trace's frames), the original bytes are written back (an operator's repair from a replica) and
  * the process started again, recorded as `stopped` with `repaired`; if it stayed up, it went
  * on from something, recorded as `running`, and the oracle judges what it committed.
  */
@@ -319,7 +319,8 @@ export const stateCorruption: FaultPackage = {
       async heal() {
         const watch = await watchReaction(ctx.engine, host, role, Math.max(0, REACTION_WATCH_MS - (fault.durationS ?? 0) * 1000));
         if (watch.pid != null) return { host, role, reaction: 'running', pid: watch.pid, ...(watch.restored !== undefined ? { restored: watch.restored, watchedS: watch.watchedS } : {}) };
-        const tail = await remote.exec(`tail -n 5 ${shQuote(`${serviceDir(remote, proc.service)}/out.log`)} 2>/dev/null`, { check: false });
+        // The last lines that say something: a stack trace's frames ("    at …") are left out, so its message is kept.
+        const tail = await remote.exec(`tail -n 200 ${shQuote(`${serviceDir(remote, proc.service)}/out.log`)} 2>/dev/null | grep -Ev '^[[:space:]]+at ' | tail -n 5`, { check: false });
         await patchFile(remote, file.path, plan.offset, plan.before);
         const again = await ctx.engine.restart(host, role);
         return { host, role, reaction: 'stopped', ...(watch.restored !== undefined ? { watchedS: watch.watchedS } : {}), lastLines: tail.stdout.split('\n').filter(Boolean), repaired: { file: file.path, offset: plan.offset, bytes: plan.before.toString('hex') }, restartedPid: again.pid };

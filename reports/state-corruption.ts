@@ -31,7 +31,9 @@ export function reactionWords(healed: ChaosRecord | undefined): string {
   const watched = typeof e.watchedS === 'number' ? ` ${fmtDuration(e.watchedS)} after its start` : '';
   if (e.reaction === 'stopped') {
     const lines = Array.isArray(e.lastLines) ? (e.lastLines as unknown[]).map(String) : [];
-    const last = lines.length ? `; its last line: \`${cell(lines[lines.length - 1]!.slice(0, 300)).replace(/`/g, "'")}\`` : '';
+    // A stack trace's frames say where, not what: the last line that is not one (runs before the heal left them out recorded only frames).
+    const said = lines.filter((l) => !/^\s+at /.test(l));
+    const last = said.length ? `; its last line: \`${cell(said[said.length - 1]!.trim().slice(0, 300)).replace(/`/g, "'")}\`` : lines.length ? '; its last lines recorded are the frames of a stack trace' : '';
     const repaired = e.repaired ? `; the original bytes written back and the process started again${e.restartedPid ? ` (PID ${String(e.restartedPid)})` : ''}` : '';
     return `**stopped**${watched}${last}${repaired}`;
   }

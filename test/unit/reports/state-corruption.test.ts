@@ -37,7 +37,7 @@ const records: ChaosRecord[] = [
   },
   {
     t: '2026-08-21T10:22:40.000Z', faultId: 's2', kind: 'state-corruption', phase: 'healed',
-    evidence: { host: 'coordinator', role: 'coordinator', reaction: 'stopped', watchedS: 38.5, lastLines: ['INFO something', 'ERROR Fatal error occurred in the cluster entrypoint | Failed to initialize high-availability completed checkpoint store'], repaired: { file: HANDLE, offset: 12853, bytes: 'ab' }, restartedPid: 103 },
+    evidence: { host: 'coordinator', role: 'coordinator', reaction: 'stopped', watchedS: 38.5, lastLines: ['INFO something', 'ERROR Fatal error occurred in the cluster entrypoint | Failed to initialize high-availability completed checkpoint store', '\tat org.apache.flink.runtime.Foo.bar(Foo.java:1)'], repaired: { file: HANDLE, offset: 12853, bytes: 'ab' }, restartedPid: 103 },
   },
   {
     t: '2026-08-21T10:24:00.000Z', faultId: 's3', kind: 'state-corruption', phase: 'landed',
@@ -71,5 +71,7 @@ t.test('words for each reaction the heal records', async (t) => {
   t.equal(reactionWords(undefined), 'not healed');
   t.match(reactionWords(healed({ reaction: 'running', pid: 1, restored: false, watchedS: 180 })), /\*\*up, but the job not running\*\* 3 min after its start/);
   t.match(reactionWords(healed({ reaction: 'stopped', lastLines: [] })), /^\*\*stopped\*\*$/);
+  t.match(reactionWords(healed({ reaction: 'stopped', lastLines: ['    at a (x.js:1)', '    at b (y.js:2)'] })), /its last lines recorded are the frames of a stack trace/, 'frames only (runs before the heal left them out)');
+  t.match(reactionWords(healed({ reaction: 'stopped', lastLines: ['Error: checkpoints.log: a corrupt line at byte 13510', '    at a (x.js:1)'] })), /its last line: `Error: checkpoints.log: a corrupt line at byte 13510`/);
   t.equal(bytesWords({ offset: 3, before: '00', after: '01' }), 'byte 3: 00 → 01');
 });
