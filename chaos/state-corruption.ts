@@ -49,6 +49,9 @@ export const REACTION_WATCH_MS = 10_000;
 /** How long at most the heal waits for a plug's restoredAfterStart (Flink's JobManager took 38 s to refuse a torn handle at abb911a). */
 export const REACTION_MAX_MS = 180_000;
 
+/** A line of a process's output that names an error (grep -E and JavaScript alike): what a refusal says. */
+export const ERROR_LINE = /ERROR|FATAL|Fatal|Caused by|Exception|Error:/;
+
 /** At most this many bytes are zeroed by a torn corruption of a file written whole. */
 export const MAX_TORN_BYTES = 4096;
 
@@ -263,16 +266,24 @@ export const stateCorruption: FaultPackage = {
     const declared = ctx.engine.durableFiles?.(spec, role) ?? [];
     if (declared.length === 0) throw new FaultNotLanded(`the ${ctx.engine.name} plug declares no durable files for its ${role}`, { host, role });
     const remote = ctx.remote(host);
-    const files = (await existingDurableFiles(remote, declared)).filter((f, _, all) => f.restoredFrom || !all.some((x) => x.restoredFrom));
-    if (files.length === 0) throw new FaultNotLanded(`none of the ${role}'s durable files on ${host} exists yet`, { host, role, declared: declared.map((d) => d.path) });
-    const file = files[0]!; // the newest file of the first declared restoredFrom
+    const candidates = async () => (await existingDurableFiles(remote, declared)).filter((f, _, all) => f.restoredFrom || !all.some((x) => x.restoredFrom));
+    if ((await candidates()).length === 0) throw new FaultNotLanded(`none of the ${role}'s durable files on ${host} exists yet`, { host, role, declared: declared.map((d) => d.path) });
     let killed;
     try {
       killed = await killService(remote, proc.service);
     } catch (err) {
       throw new FaultNotLanded((err as Error).message, { host, role });
     }
-    // Read after the kill: the file as the next start will find it.
+    // Chosen and read after the kill: the files as the next start will find them. A process
+    // that wrote a newer one between a look before the kill and the kill would otherwise have
+    // its older one corrupted (flink-corruption at d2dd64a: f001 flipped chk-10's handle while
+    // the JobManager, killed 0.7 s after it completed chk-11, restored from chk-11).
+    const files = await candidates();
+    if (files.length === 0) {
+      await ctx.engine.restart(host, role);
+      throw new FaultNotLanded(`none of the ${role}'s durable files on ${host} exists after its kill`, { host, role, declared: declared.map((d) => d.path) });
+    }
+    const file = files[0]!; // the newest file of the first declared restoredFrom
     const content = await remote.readFile(file.path);
     const plan = planCorruption(content, file, variant, fault.id);
     if (!plan) {
@@ -319,11 +330,14 @@ export const stateCorruption: FaultPackage = {
       async heal() {
         const watch = await watchReaction(ctx.engine, host, role, Math.max(0, REACTION_WATCH_MS - (fault.durationS ?? 0) * 1000));
         if (watch.pid != null) return { host, role, reaction: 'running', pid: watch.pid, ...(watch.restored !== undefined ? { restored: watch.restored, watchedS: watch.watchedS } : {}) };
-        // The last lines that say something: a stack trace's frames ("    at …") are left out, so its message is kept.
-        const tail = await remote.exec(`tail -n 200 ${shQuote(`${serviceDir(remote, proc.service)}/out.log`)} 2>/dev/null | grep -Ev '^[[:space:]]+at ' | tail -n 5`, { check: false });
+        // The last lines that say something: a stack trace's frames ("    at …") are left out, so its message is kept;
+        // and the last lines that name an error, since a JVM prints its shutdown's warnings after the fatal one.
+        const out = shQuote(`${serviceDir(remote, proc.service)}/out.log`);
+        const tail = await remote.exec(`tail -n 200 ${out} 2>/dev/null | grep -Ev '^[[:space:]]+at ' | tail -n 5`, { check: false });
+        const errors = await remote.exec(`tail -n 400 ${out} 2>/dev/null | grep -Ev '^[[:space:]]+at ' | grep -E '${ERROR_LINE.source}' | tail -n 6`, { check: false });
         await patchFile(remote, file.path, plan.offset, plan.before);
         const again = await ctx.engine.restart(host, role);
-        return { host, role, reaction: 'stopped', ...(watch.restored !== undefined ? { watchedS: watch.watchedS } : {}), lastLines: tail.stdout.split('\n').filter(Boolean), repaired: { file: file.path, offset: plan.offset, bytes: plan.before.toString('hex') }, restartedPid: again.pid };
+        return { host, role, reaction: 'stopped', ...(watch.restored !== undefined ? { watchedS: watch.watchedS } : {}), lastLines: tail.stdout.split('\n').filter(Boolean), errorLines: errors.stdout.split('\n').filter(Boolean), repaired: { file: file.path, offset: plan.offset, bytes: plan.before.toString('hex') }, restartedPid: again.pid };
       },
     };
   },

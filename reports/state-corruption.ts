@@ -24,6 +24,12 @@ export function bytesWords(e: Evidence): string {
   return `byte ${String(e.offset ?? '?')}${aimed}: ${short(e.before)} → ${short(e.after)}`;
 }
 
+/** Of a refusal's error lines, the ones that say most: the last two (a JVM's deepest cause comes last), or one when they are the same. */
+function refusal(errors: string[]): string[] {
+  const tail = errors.slice(-2);
+  return tail.length === 2 && tail[0]!.trim() === tail[1]!.trim() ? [tail[1]!] : tail;
+}
+
 /** What the restarted process did, from the heal's evidence (chaos/state-corruption.ts). */
 export function reactionWords(healed: ChaosRecord | undefined): string {
   if (!healed) return 'not healed';
@@ -33,7 +39,16 @@ export function reactionWords(healed: ChaosRecord | undefined): string {
     const lines = Array.isArray(e.lastLines) ? (e.lastLines as unknown[]).map(String) : [];
     // A stack trace's frames say where, not what: the last line that is not one (runs before the heal left them out recorded only frames).
     const said = lines.filter((l) => !/^\s+at /.test(l));
-    const last = said.length ? `; its last line: \`${cell(said[said.length - 1]!.trim().slice(0, 300)).replace(/`/g, "'")}\`` : lines.length ? '; its last lines recorded are the frames of a stack trace' : '';
+    const errors = Array.isArray(e.errorLines) ? (e.errorLines as unknown[]).map(String) : [];
+    const quote = (l: string) => `\`${cell(l.trim().slice(0, 300)).replace(/`/g, "'")}\``;
+    // The error lines when recorded (the refusal's own words: its first 'Caused by' after the last fatal line, and the root cause), else the last line that is not a frame.
+    const last = errors.length
+      ? `; in its words: ${refusal(errors).map(quote).join(' … ')}`
+      : said.length
+        ? `; its last line: ${quote(said[said.length - 1]!)}`
+        : lines.length
+          ? '; its last lines recorded are the frames of a stack trace'
+          : '';
     const repaired = e.repaired ? `; the original bytes written back and the process started again${e.restartedPid ? ` (PID ${String(e.restartedPid)})` : ''}` : '';
     return `**stopped**${watched}${last}${repaired}`;
   }

@@ -278,6 +278,7 @@ for (const unchecked of [false, true]) {
       const healed = await landed.heal();
       t.equal(healed.reaction, 'stopped');
       t.match((healed.lastLines as string[]).join('\n'), /FATAL: .*a corrupt line at byte \d+ is followed by 1 good records/, 'its own words: the barrier after the flipped record is good');
+      t.match((healed.errorLines as string[]).join('\n'), /FATAL: .*a corrupt line at byte \d+/, 'the refusal among the lines that name an error');
       t.same(readFileSync(logFile), original, 'repaired: the original bytes back');
       t.ok(healed.restartedPid);
       t.ok(await waitUntil(async () => (await engine.processes())[0]!.pid !== null, 2000), 'runs again on the repaired log');
