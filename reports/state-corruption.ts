@@ -20,7 +20,7 @@ export function bytesWords(e: Evidence): string {
     const h = String(hex ?? '?');
     return h.length > 32 ? `${h.slice(0, 32)}… (${h.length / 2} bytes)` : h;
   };
-  const aimed = typeof e.aimedAt === 'string' ? `, ${e.aimedAt}` : '';
+  const aimed = typeof e.aimedAt === 'string' ? ` (${e.aimedAt})` : '';
   return `byte ${String(e.offset ?? '?')}${aimed}: ${short(e.before)} → ${short(e.after)}`;
 }
 

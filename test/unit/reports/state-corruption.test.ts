@@ -55,7 +55,7 @@ t.test('the section names file, byte, the number aimed at, and what each process
   const row = (id: string) => md.split('\n').find((l) => l.startsWith(`| ${id} |`)) ?? '';
   t.match(row('s1'), /bitflip/);
   t.match(row('s1'), /completedCheckpoint6be96664c541/);
-  t.match(row('s1'), /byte 4773, a source reader's Kafka offset of t partition 0: 4986: 7a → 7b/);
+  t.match(row('s1'), /byte 4773 \(a source reader's Kafka offset of t partition 0: 4986\): 7a → 7b/);
   t.match(row('s1'), /ran on: the job running again 31 s after its start/);
   t.match(row('s2'), /torn/);
   t.match(row('s2'), /\*\*stopped\*\* 39 s after its start/);
