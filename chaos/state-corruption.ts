@@ -26,11 +26,12 @@
  * watched for its reaction (REACTION_WATCH_MS, or durationS when longer; when the plug can
  * say whether the process has read its files, Engine.restoredAfterStart, on until it says so,
  * up to REACTION_MAX_MS: Flink's JobManager reads its HA checkpoint store, and refuses a
- * handle, half a minute after it starts). If it stopped (the
- * engine refused the file: the "stops loudly" branch), the last lines of its output are
- * recorded (without a stack trace's frames), the original bytes are written back (an operator's repair from a replica) and
- * the process started again, recorded as `stopped` with `repaired`; if it stayed up, it went
- * on from something, recorded as `running`, and the oracle judges what it committed.
+ * handle, half a minute after it starts). If it stopped (the engine refused the file: the
+ * "stops loudly" branch), the last lines of its output (without a stack trace's frames) and
+ * its last lines naming an error are recorded, the original bytes are written back (an
+ * operator's repair from a replica) and the process started again, recorded as `stopped`
+ * with `repaired`; if it stayed up, it went on from something, recorded as `running`, and
+ * the oracle judges what it committed.
  */
 import { createHash } from 'node:crypto';
 import type { Engine, EngineDurableFile, EngineRole } from '../engine/engine.ts';
