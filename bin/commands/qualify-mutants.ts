@@ -69,6 +69,7 @@ ${mutantNamesHelp()}`,
         ok: m ? isCaught(m, verdict) : verdict.verdict === 'PASS',
         runId: path.basename(runDir),
         wallS: Math.round((Date.now() - started) / 1000),
+        ...(verdict.soakEndedEarly ? { soakEndedEarly: { endedAtS: verdict.soakEndedEarly.endedAtS, plannedS: verdict.soakEndedEarly.plannedS } } : {}),
       };
       rows.push(row);
       if (verdict.verdict === 'ABORTED') {

@@ -19,6 +19,8 @@ export interface KillRow {
   ok: boolean;
   runId: string;
   wallS: number;
+  /** The soak's length when it ended early because the mutant was already caught (verdict.soakEndedEarly), and its planned length. */
+  soakEndedEarly?: { endedAtS: number; plannedS: number };
 }
 
 /**
@@ -102,10 +104,11 @@ export function renderKillTable(o: { campaign: string; engine: string; rows: Kil
       first,
       result,
       r.runId,
+      r.soakEndedEarly ? `${fmtDuration(r.soakEndedEarly.endedAtS)} of ${fmtDuration(r.soakEndedEarly.plannedS)} (ended once caught)` : 'whole',
       fmtDuration(r.wallS),
     ];
   });
-  lines.push(table(['mutant', 'mechanism', 'expected', 'verdict', 'what caught it', 'first finding', 'result', 'run', 'wall'], rows));
+  lines.push(table(['mutant', 'mechanism', 'expected', 'verdict', 'what caught it', 'first finding', 'result', 'run', 'soak', 'wall'], rows));
   lines.push('');
   if (aborted) lines.push(`ABORTED: the command was stopped during ${o.rows.find((r) => r.verdict === 'ABORTED')!.runId}; the mutants after it were not run, and nothing is shown for them.`);
   if (survivors.length) lines.push(`${survivors.length} mutant(s) survived (${survivors.map((r) => r.mutant!.name).join(', ')}): the harness has a defect to fix — a schedule that never hits the mutant's window, or a counter the oracle does not raise.`);
@@ -133,6 +136,8 @@ export interface KillTableJson {
     ok: boolean;
     runId: string;
     wallS: number;
+    /** Present when the soak ended early because the mutant was already caught. */
+    soakEndedEarly?: { endedAtS: number; plannedS: number };
   }[];
 }
 
@@ -141,7 +146,7 @@ export function killTableJson(o: { campaign: string; engine: string; rows: KillR
     campaign: o.campaign,
     engine: o.engine,
     wallS: o.wallS,
-    rows: o.rows.map((r) => ({ mutant: r.mutant?.name ?? null, caughtBy: r.mutant ? [...r.mutant.caughtBy] : [], verdict: r.verdict, raised: r.raised, shownBy: catchesOf(r.raised), firstFinding: r.firstFinding, ok: r.ok, runId: r.runId, wallS: r.wallS })),
+    rows: o.rows.map((r) => ({ mutant: r.mutant?.name ?? null, caughtBy: r.mutant ? [...r.mutant.caughtBy] : [], verdict: r.verdict, raised: r.raised, shownBy: catchesOf(r.raised), firstFinding: r.firstFinding, ok: r.ok, runId: r.runId, wallS: r.wallS, ...(r.soakEndedEarly ? { soakEndedEarly: r.soakEndedEarly } : {}) })),
   };
 }
 

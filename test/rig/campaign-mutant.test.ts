@@ -50,6 +50,10 @@ t.test('qualify-mutants over campaigns/mutants.yaml: the control PASSes and ever
     t.ok(row.shownBy.every((c) => (c.name === 'acceptedForeign') === (c.by === 'store-tamper judgement')), `${row.mutant}: ${row.shownBy.map((c) => `${c.by}: ${c.name}`).join(', ') || 'nothing'}`);
   }
   t.match(readFileSync(tableAt![1]!, 'utf8'), 'Every mutant run was caught.', 'the Markdown table says so');
+  // A mutant's soak ends once it is caught (campaigns/runner/soak-caught.ts): at d4a4642, 10 of 13 did; never the control's.
+  t.notOk(control?.soakEndedEarly, "the control's soak ran its length");
+  const early = kill.rows.filter((x) => x.mutant && x.soakEndedEarly);
+  t.ok(early.length > 0, `mutant soaks that ended once caught: ${early.map((x) => `${x.mutant} ${x.soakEndedEarly!.endedAtS} of ${x.soakEndedEarly!.plannedS} s`).join(', ') || 'none'}`);
 });
 
 t.test(`${EXPLAINED}'s catch explains itself: findings where and after what`, { skip: ONLY && !ONLY.includes(EXPLAINED) ? `${EXPLAINED} not in CLINK_QUAL_CI_MUTANTS` : false }, async (t) => {

@@ -41,12 +41,21 @@ t.test('the table: control row, mutant rows, survivors named, exit status', asyn
   const md = renderKillTable({ campaign: 'campaigns/quick.yaml', engine: 'clink', rows, wallS: 1234 });
   t.match(md, /2 mutant\(s\) and a control run of the correct engine; wall time 20 min 34 s/);
   t.match(md, /\| \(none: the correct engine\) \| control \| PASS \| PASS \| none \| — \| passed \| c \|/);
-  t.match(md, /\| commit-at-prepare \| completes at \\\| prepare \| FAIL with duplicates \| FAIL \| recount: duplicates=5 \| 42 s \(duplicates\) \| caught \| r1 \| 6 min 10 s \|/, 'a pipe in the mechanism cannot break the table');
+  t.match(md, /\| commit-at-prepare \| completes at \\\| prepare \| FAIL with duplicates \| FAIL \| recount: duplicates=5 \| 42 s \(duplicates\) \| caught \| r1 \| whole \| 6 min 10 s \|/, 'a pipe in the mechanism cannot break the table');
   t.match(md, /\| offsets-off-by-one \| .* \| PASS \| none \| after the drain \(recount\) \| \*\*SURVIVED\*\* \|/);
   t.match(md, /1 mutant\(s\) survived \(offsets-off-by-one\)/);
   t.equal(killTableExit(rows), 1);
   t.equal(killTableExit(rows.slice(0, 2)), 0);
   t.notMatch(renderKillTable({ campaign: 'q', engine: 'e', rows: rows.slice(0, 2), wallS: 1 }), /survived/);
+});
+
+t.test("a mutant's soak that ended once it was caught: the soak column says how long of how long, and the JSON keeps it", async (t) => {
+  const early = row({ runId: 'r-early', wallS: 41, soakEndedEarly: { endedAtS: 22.6, plannedS: 70 } });
+  const md = renderKillTable({ campaign: 'q', engine: 'e', rows: [row({}), early], wallS: 1 });
+  t.match(md, /\| r-early \| 23 s of 1 min 10 s \(ended once caught\) \| 41 s \|/);
+  t.match(md, /\| r1 \| whole \| 6 min 10 s \|/, 'a soak that ran its length');
+  const json = killTableJson({ campaign: 'q', engine: 'e', rows: [row({}), early], wallS: 1 });
+  t.same(json.rows.map((r) => r.soakEndedEarly), [undefined, { endedAtS: 22.6, plannedS: 70 }]);
 });
 
 t.test('a control that does not pass fails the command and says so', async (t) => {
