@@ -19,6 +19,7 @@ import type { Remote } from './remote.ts';
 import { listServices, removeTaggedRules } from './services.ts';
 import { remoteFor } from './ssh.ts';
 import { tcpOpen } from './net.ts';
+import { poll } from '../lib/retry.ts';
 import { storeKindOfService, storeLive, STORE_PORT } from './store.ts';
 import type { RigState } from './types.ts';
 import { clockFile } from './clock.ts';
@@ -85,11 +86,19 @@ function storeEndpointOf(remote: Remote): string {
   return `http://${remote.host.address}:${STORE_PORT}`;
 }
 
-export async function pauseService(remote: Remote, service: string, probeTimeoutMs = 2000): Promise<PauseEvidence> {
+/** How long a paused process may take to show state T: a SIGSTOP stops every thread of a process, not at once (qual03-smoke at 4a867f4: MinIO read R once right after it). */
+export const STOP_SETTLE_MS = 2000;
+
+export async function pauseService(remote: Remote, service: string, probeTimeoutMs = 2000, settleMs = STOP_SETTLE_MS): Promise<PauseEvidence> {
   const pid = await signalService(remote, service, 'STOP');
   if (pid === null) throw new QualError('FAULT_NOT_LANDED', `${remote.host.name}: ${service} was not running; nothing to pause`);
-  const state = await procState(remote, pid);
-  if (state !== 'T') throw new QualError('FAULT_NOT_LANDED', `${remote.host.name}: ${service} (pid ${pid}) is in state ${state} after SIGSTOP, not T`);
+  let state = await procState(remote, pid);
+  if (state !== 'T') state = (await poll(async () => ((state = await procState(remote, pid)) === 'T' ? state : undefined), { deadlineMs: settleMs, intervalMs: 50 })) ?? state;
+  if (state !== 'T') {
+    // Not seen stopped: the fault does not land, so nothing will heal it; a stop that lands later must not stay.
+    await remote.exec(`kill -CONT ${pid}`, { check: false });
+    throw new QualError('FAULT_NOT_LANDED', `${remote.host.name}: ${service} (pid ${pid}) is in state ${state} ${settleMs} ms after SIGSTOP, not T (sent SIGCONT)`);
+  }
   const ev: PauseEvidence = { pid, state };
   const store = storeKindOfService(service);
   if (store) {
