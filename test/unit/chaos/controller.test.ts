@@ -12,7 +12,7 @@ import { protocolPoint } from '../../../chaos/protocol-point.ts';
 import type { FaultPointFiring } from '../../../engine/engine.ts';
 import type { ChaosRecord, FaultKind, PlannedFault } from '../../../lib/evidence.ts';
 
-function harness(packages: Partial<Record<FaultKind, FaultPackage>>, engine: Record<string, unknown> = {}) {
+function harness(packages: Partial<Record<FaultKind, FaultPackage>>, engine: Record<string, unknown> = {}, plan: PlannedFault[] = []) {
   const records: ChaosRecord[] = [];
   const ctx = {
     rig: { hosts: [] },
@@ -23,7 +23,7 @@ function harness(packages: Partial<Record<FaultKind, FaultPackage>>, engine: Rec
     log: () => {},
   } as unknown as FaultContext;
   const controller = new ChaosController({
-    plan: [],
+    plan,
     ctx,
     record: (r) => records.push({ t: new Date().toISOString(), ...r } as ChaosRecord),
     recoveryDeadlineS: 5,
@@ -400,7 +400,6 @@ t.test('a fault with a dead-man timer is never held: it heals at the end of its 
 });
 
 t.test('stopWalk: the episode in flight and those planned up to the cutoff run to their end; later ones are not started, and the walk ends without waiting for them', async (t) => {
-  const records: ChaosRecord[] = [];
   const landed: string[] = [];
   const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async (f) => { landed.push(f.id); return { evidence: {}, ...healOnly }; } };
   const plan: PlannedFault[] = [
@@ -409,14 +408,7 @@ t.test('stopWalk: the episode in flight and those planned up to the cutoff run t
     { id: 'f3', kind: 'worker-kill', atS: 20 },
     { id: 'f4', kind: 'worker-kill', atS: 30 },
   ];
-  const controller = new ChaosController({
-    plan,
-    ctx: { rig: { hosts: [] }, engine: { health: async () => ({ lastCompletedAt: new Date(Date.now() + 50).toISOString() }) }, log: () => {} } as unknown as FaultContext,
-    record: (r) => records.push({ t: new Date().toISOString(), ...r } as ChaosRecord),
-    recoveryDeadlineS: 5,
-    signal: new AbortController().signal,
-    packageFor: () => kill,
-  });
+  const { controller, records } = harness({ 'worker-kill': kill }, {}, plan);
   const started = Date.now();
   const walk = controller.run(started);
   await new Promise((r) => setTimeout(r, 100));
@@ -433,16 +425,8 @@ t.test('stopWalk: the episode in flight and those planned up to the cutoff run t
 });
 
 t.test('without stopWalk every episode runs at its time (the correct engine\'s soak)', async (t) => {
-  const records: ChaosRecord[] = [];
   const kill: FaultPackage = { kind: 'worker-kill', spec: FAKE_SPEC, inject: async () => ({ evidence: {}, ...healOnly }) };
-  const controller = new ChaosController({
-    plan: [{ id: 'f1', kind: 'worker-kill', atS: 0 }, { id: 'f2', kind: 'worker-kill', atS: 0.3 }],
-    ctx: { rig: { hosts: [] }, engine: { health: async () => ({ lastCompletedAt: new Date(Date.now() + 50).toISOString() }) }, log: () => {} } as unknown as FaultContext,
-    record: (r) => records.push({ t: new Date().toISOString(), ...r } as ChaosRecord),
-    recoveryDeadlineS: 5,
-    signal: new AbortController().signal,
-    packageFor: () => kill,
-  });
+  const { controller, records } = harness({ 'worker-kill': kill }, {}, [{ id: 'f1', kind: 'worker-kill', atS: 0 }, { id: 'f2', kind: 'worker-kill', atS: 0.3 }]);
   const started = Date.now();
   await controller.run(started);
   t.same(phases(records).filter((p) => p.endsWith('landed')), ['f1:landed', 'f2:landed']);

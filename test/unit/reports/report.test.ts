@@ -1,5 +1,5 @@
 import t from 'tap';
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { renderReport, verdictHeadline, writeReports } from '../../../reports/re
 import { renderTimelineSvg } from '../../../reports/timeline-svg.ts';
 import { fmtDuration } from '../../../reports/format.ts';
 import type { ChaosRecord, PlannedFault, Sample, Verdict } from '../../../lib/evidence.ts';
+import { copyFixtureRun } from '../../helpers/fixture-run.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures');
 const fx = (name: string) => path.join(fixtures, name);
@@ -24,14 +25,6 @@ const planOf = (name: string) => JSON.parse(read(fx(name), 'plan.json')) as Plan
 const firstOf = (name: string, kind: string) => planOf(name).find((f) => f.kind === kind && !f.composition)!;
 const n = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
-/** A copy of a fixture run in a fresh temporary directory (same directory name). */
-function copyRun(t: { teardown(fn: () => void): void }, name: string): string {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'clink-qual-report-'));
-  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
-  const dir = path.join(tmp, name);
-  cpSync(fx(name), dir, { recursive: true });
-  return dir;
-}
 
 /** Crude well-formedness: every opened tag is closed, in order. */
 function balanced(xml: string): boolean {
@@ -92,7 +85,7 @@ t.test('a PASS run: every section, verdict up front, figures from the evidence',
 });
 
 t.test('a drain that ended early says so in the measured outcome; one that waited its deadline says that', async (t) => {
-  const dir = copyRun(t, 'run-fail');
+  const dir = copyFixtureRun(t, 'run-fail');
   const vf = path.join(dir, 'verdict.json');
   const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
   writeFileSync(vf, JSON.stringify({ ...v, drainConverged: false }, null, 2));
@@ -105,7 +98,7 @@ t.test('a drain that ended early says so in the measured outcome; one that waite
 });
 
 t.test('the numbers follow the evidence: change them in a copy and the report changes', async (t) => {
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const before = renderReport(dir);
   const vf = path.join(dir, 'verdict.json');
   const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
@@ -139,7 +132,7 @@ t.test('the numbers follow the evidence: change them in a copy and the report ch
 });
 
 t.test("a PASS with the harness's own store-tamper mutations: both columns on the engine's basis, no disagreement row", async (t) => {
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const vf = path.join(dir, 'verdict.json');
   const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
   // As decideVerdict writes it: verdict.json's counters have the harness's mutations taken out; recount.json has them in.
@@ -164,7 +157,7 @@ t.test('re-reporting stored evidence gives the same bytes', async (t) => {
     const ev = readRunEvidence(fx(name));
     t.equal(renderTimelineSvg(ev), read(fx(name), 'timeline.svg'), `${name}: timeline.svg as stored`);
     t.equal(renderJunit(ev), read(fx(name), 'junit.xml'), `${name}: junit.xml as stored`);
-    const dir = copyRun(t, name);
+    const dir = copyFixtureRun(t, name);
     writeReports(dir);
     const first = ['report.md', 'timeline.svg', 'junit.xml'].map((f) => readFileSync(path.join(dir, f), 'utf8'));
     writeReports(dir);
@@ -204,7 +197,7 @@ t.test('the headline of a FAIL names the kind of failure: safety, liveness only,
   t.match(verdictHeadline('FAIL', ['liveness', 'coverage'], why), /^\*\*Verdict: FAIL \(liveness and coverage\)\.\*\*/);
   t.equal(verdictHeadline('GATE_FAILED', ['coverage'], 'x'), '**Verdict: GATE_FAILED.** This run does not support the claim: x.', 'other verdicts keep their own word');
   // A FAIL for coverage alone, rendered from a run directory: one worker-kill and a mandatory point never reached.
-  const dir = copyRun(t, 'run-fail');
+  const dir = copyFixtureRun(t, 'run-fail');
   const vf = path.join(dir, 'verdict.json');
   const v = JSON.parse(readFileSync(vf, 'utf8')) as Verdict;
   writeFileSync(vf, JSON.stringify({ ...v, reasons: ['mandatory protocol point not covered: sink.after-commit'], classifiedReasons: [{ reason: 'mandatory protocol point not covered: sink.after-commit', class: 'coverage' }] }, null, 2));
@@ -222,7 +215,7 @@ t.test('a FAIL leads with what failed; a mutant run says so in its title', async
   t.match(lead!, /18 faults landed and were recovered from, which does not make up for what failed\./);
   t.notMatch(renderReport(fx('run-pass')), /This run FAILED|does not make up/, 'a PASS keeps its lead');
   t.notMatch(md.split('\n')[0]!, /mutant/, 'the correct engine: no mutant in the title');
-  const dir = copyRun(t, 'run-fail');
+  const dir = copyFixtureRun(t, 'run-fail');
   const pf = path.join(dir, 'provenance.json');
   const p = JSON.parse(readFileSync(pf, 'utf8'));
   p.engine.mutant = 'commit-at-prepare';
@@ -297,7 +290,7 @@ t.test('junit.xml: class names without the run id, a time on every case, an abor
   t.match(ab, /<skipped message="not attempted: /);
   t.match(ab, /<testsuites [^>]*failures="0" errors="[1-9]\d*"/);
   // A GATE_FAILED verdict: the gate's cases fail, every other case is skipped.
-  const dir = copyRun(t, 'run-fail');
+  const dir = copyFixtureRun(t, 'run-fail');
   const vf = path.join(dir, 'verdict.json');
   writeFileSync(vf, JSON.stringify({ ...JSON.parse(readFileSync(vf, 'utf8')), verdict: 'GATE_FAILED' }));
   const gf = path.join(dir, 'gate.json');
@@ -311,7 +304,7 @@ t.test('junit.xml: class names without the run id, a time on every case, an abor
 });
 
 t.test('a failed heal is reported as heal failed, never as survived, with an UNKNOWN verdict', async (t) => {
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const cf = path.join(dir, 'chaos.jsonl');
   const br = firstOf('run-pass', 'broker-restart');
   const chaos = jsonl<ChaosRecord>(cf).filter((c) => !(c.faultId === br.id && (c.phase === 'recovered' || c.phase === 'healed')));
@@ -328,7 +321,7 @@ t.test('a failed heal is reported as heal failed, never as survived, with an UNK
 });
 
 t.test("another engine behind the plug: its version, its sink's mechanism, how each point was injected, and how pending uploads were counted", async (t) => {
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const clink = renderReport(dir);
   t.match(clink, 'it buffers a checkpoint interval of records, stages them as multipart parts at the barrier', "no mechanism recorded: the bundled engine's");
   t.match(clink, "counted from the engine's own journal of started uploads");
@@ -356,7 +349,7 @@ t.test("another engine behind the plug: its version, its sink's mechanism, how e
 });
 
 t.test("the kill after the commit names the engine's own commit check, from provenance", async (t) => {
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const clink = renderReport(dir);
   t.match(clink, /The kill after the commit \(\d+ times?\)/, 'the fixture run survived a kill after the commit');
   t.match(clink, "instead of guessing (Clink checks the object's ETag, size and its own token in the metadata).", 'evidence from before the field: the bundled engine keeps its sentence');
@@ -371,7 +364,7 @@ t.test("the kill after the commit names the engine's own commit check, from prov
 });
 
 t.test('the input audit: clean or not, and how much a tailed audit had left to read after the input stopped', async (t) => {
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const audit = { records: 102600, clean: true, duplicates: 0, holes: 0, mismatched: 0, misplaced: 0, findings: [] as string[] };
   writeFileSync(path.join(dir, 'input-audit.json'), JSON.stringify(audit));
   let md = renderReport(dir);
@@ -418,7 +411,7 @@ t.test("a composition's own recovery is a row of the survived table; an old chao
   t.match(md, new RegExp(`\\| Composition ${name} \\([a-z+ -]+\\), as a whole \\| 1 \\| 1 \\| 1 \\| ${comp.recoveryS} s / ${comp.recoveryS} s \\|`));
   t.match(md, "A composition's row times the composition as a whole, from its last heal");
   t.notMatch(md, 'predates them');
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const cf = path.join(dir, 'chaos.jsonl');
   writeFileSync(cf, jsonl<ChaosRecord>(cf).filter((c) => !c.phase.startsWith('composition-')).map((c) => JSON.stringify(c)).join('\n') + '\n');
   const old = renderReport(dir);
@@ -444,7 +437,7 @@ t.test('the claim names only the fault classes that were scheduled, landed and r
   t.notMatch(pass, 'frozen', 'process pauses were not scheduled');
   t.notMatch(pass, 'clock', 'clock steps were not scheduled');
 
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const outages = new Set(planOf('run-pass').filter((f) => f.kind === 'store-outage').map((f) => f.id));
   t.ok(outages.size > 0, 'the fixture plans store outages');
   const chaos = path.join(dir, 'chaos.jsonl');
@@ -476,7 +469,7 @@ t.test('claim boundaries from provenance: the rig, the engine as deployed, the s
   t.match(fail, 'the engine plug recorded no profile of the job it deployed');
   t.notMatch(fail, 'Those kills are not the only repeated commits', 'no declaration, no sentence');
 
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   editJson(dir, 'provenance.json', (p) => {
     p.components.find((c: { name: string }) => c.name === 'minio').version = 'v0.0.0-20260212201848-7aac2a2c5b7c';
     p.store.version = 'v0.0.0-20260212201848-7aac2a2c5b7c';
@@ -511,7 +504,7 @@ t.test("the store the run ran against is provenance.json's store: named in prove
   t.match(renderReport(fx('run-fail')), "| Store | minio RELEASE.2025-09-07T16-13-09Z (the store component: this run's provenance.json names no store) |", 'an older run: its store component');
 
   const weed = 'v0.0.0-20261109003541-7506e5f91cd6';
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   editJson(dir, 'provenance.json', (p) => {
     // Both stores are installed (the manifest lists both); the pinned MinIO's version would carry F-1 if it were taken for the store.
     p.components.find((c: { name: string }) => c.name === 'minio').version = 'v0.0.0-20260212201848-7aac2a2c5b7c';
@@ -536,7 +529,7 @@ t.test("the store the run ran against is provenance.json's store: named in prove
 });
 
 t.test('pending uploads: a count that failed at the wrap-up is said to be no count; failed key listings make it a lower bound', async (t) => {
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const v = JSON.parse(read(dir, 'verdict.json'));
   writeFileSync(path.join(dir, 'pending-uploads.json'), JSON.stringify({ pending: 0, error: "worker-2: cannot read the sink's upload journal /var/lib/x/journal.jsonl: cat: Is a directory" }));
   const failed = renderReport(dir);
@@ -551,7 +544,7 @@ t.test('pending uploads: a count that failed at the wrap-up is said to be no cou
 
 t.test('hidden objects the recount left unjudged are a caveat, only when there were some', async (t) => {
   t.notMatch(renderReport(fx('run-pass')), 'hidden name', 'none recorded: no caveat');
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   editJson(dir, 'recount.json', (r) => {
     r.hiddenObjects = 3;
   });
@@ -561,7 +554,7 @@ t.test('hidden objects the recount left unjudged are a caveat, only when there w
 t.test('the job profile deployed: named in the Engine row and the claim boundaries when provenance records it', async (t) => {
   const pass = renderReport(fx('run-pass'));
   t.notMatch(pass, 'job profile', 'a plug with one job: no profile named');
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   editJson(dir, 'provenance.json', (p) => {
     p.engine.jobProfile = 'wide';
     p.engine.profile = 'The job ("wide" profile) is keyed (a test profile).';
@@ -573,7 +566,7 @@ t.test('the job profile deployed: named in the Engine row and the claim boundari
 
 
 t.test('a lost-unsynced-writes fault that cut no byte is a crash, not lost writes: it takes nothing out of Unknown', async (t) => {
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const plan = planOf('run-pass');
   const at = plan[plan.length - 1]!.atS + 1;
   plan.push({ id: 'f910', kind: 'lost-unsynced-writes', atS: at, target: 'coordinator' }, { id: 'f911', kind: 'lost-unsynced-writes', atS: at + 1, target: 'worker-1' });
@@ -605,7 +598,7 @@ t.test('a lost-unsynced-writes fault that cut no byte is a crash, not lost write
 });
 
 t.test("the store's drive layout, when provenance.json records it, is named in the Store row and the boundaries", async (t) => {
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const pf = path.join(dir, 'provenance.json');
   const p = JSON.parse(readFileSync(pf, 'utf8'));
   t.notOk('drives' in p.store, 'the fixture records no layout (a run from before layouts)');
@@ -623,7 +616,7 @@ t.test("the store's drive layout, when provenance.json records it, is named in t
 });
 
 t.test("a mutant's soak that ended early: the lead, What the engine survived and the fault log say when, why and which faults were not started; phases.jsonl alone says the same", async (t) => {
-  const dir = copyRun(t, 'run-fail');
+  const dir = copyFixtureRun(t, 'run-fail');
   const last = planOf('run-fail').at(-1)!;
   const chaosFile = path.join(dir, 'chaos.jsonl');
   const kept = jsonl<ChaosRecord>(chaosFile).filter((r) => r.faultId !== last.id);

@@ -1,6 +1,5 @@
 import t from 'tap';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChaosRecord, PhaseMark, PlannedFault, ResourceSample, Sample, Verdict } from '../../../lib/evidence.ts';
@@ -10,6 +9,7 @@ import { renderReport } from '../../../reports/report.ts';
 import { fmtMiB } from '../../../reports/resources.ts';
 import { SEED } from '../../../reports/seed-comparison.ts';
 import { renderTimelineSvg, timeAxis } from '../../../reports/timeline-svg.ts';
+import { copyFixtureRun } from '../../helpers/fixture-run.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures');
 const fx = (name: string) => path.join(fixtures, name);
@@ -19,13 +19,6 @@ const jsonl = <T>(file: string): T[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as T);
 
-function copyRun(t: { teardown(fn: () => void): void }, name: string): string {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'clink-qual-res-report-'));
-  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
-  const dir = path.join(tmp, name);
-  cpSync(fx(name), dir, { recursive: true });
-  return dir;
-}
 
 /** A small run: the oracle starts 60 s before the soak, the gate 50 s before it, f001 planned at +14 s. */
 function smallRun(withPhases: boolean): RunEvidence {
@@ -131,7 +124,7 @@ t.test('the Resources section: peaks and growth from resources.jsonl', async (t)
   t.match(md, /\| Resource \| At the end \| Trend per hour \| Limit \| Reaches it in \| Within the horizon \|/);
   t.notMatch(md, /\| \*\*yes\*\* \|\n/, 'no exhaustion in the clean run');
   // A run without resources.jsonl says so.
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   rmSync(path.join(dir, 'resources.jsonl'));
   t.match(renderReport(dir), 'Not available: `resources.jsonl` is not in the run directory');
   // The panel is drawn, one line per series.
@@ -151,7 +144,7 @@ t.test('a resource trend that would exhaust the machine is a verdict warning and
 
 t.test('the comparison with QUAL-03: shown for qual03 campaigns, row by row from the evidence, like with like', async (t) => {
   t.notMatch(renderReport(fx('run-pass')), '## Compared with QUAL-03', 'not for the quick campaign');
-  const dir = copyRun(t, 'run-pass');
+  const dir = copyFixtureRun(t, 'run-pass');
   const cf = path.join(dir, 'campaign.resolved.json');
   writeFileSync(cf, JSON.stringify({ ...JSON.parse(readFileSync(cf, 'utf8')), name: 'qual03' }));
   const v = JSON.parse(readFileSync(path.join(dir, 'verdict.json'), 'utf8')) as Verdict;

@@ -6,24 +6,15 @@
  * and number, and what the process did; without state-corruption faults there is no section.
  */
 import t from 'tap';
-import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ChaosRecord } from '../../../lib/evidence.ts';
 import { renderReport } from '../../../reports/report.ts';
 import { bytesWords, reactionWords } from '../../../reports/state-corruption.ts';
+import { copyFixtureRun } from '../../helpers/fixture-run.ts';
 
-const fixture = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'run-pass');
 const HANDLE = '/h/coordinator/state/flink/ha/clink-qual/completedCheckpoint6be96664c541';
 
-function copyRun(t: { teardown(fn: () => void): void }): string {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'cq-state-corruption-report-'));
-  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
-  const dir = path.join(tmp, 'run-pass');
-  cpSync(fixture, dir, { recursive: true });
-  return dir;
-}
 
 const records: ChaosRecord[] = [
   {
@@ -47,7 +38,7 @@ const records: ChaosRecord[] = [
 ];
 
 t.test('the section names file, byte, the number aimed at, and what each process did when started again', async (t) => {
-  const dir = copyRun(t);
+  const dir = copyFixtureRun(t, 'run-pass');
   t.notMatch(renderReport(dir), '### State corruption', 'no state-corruption fault: no section');
   appendFileSync(path.join(dir, 'chaos.jsonl'), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const md = renderReport(dir);

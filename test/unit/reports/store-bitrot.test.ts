@@ -6,25 +6,16 @@
  * store-bitrot faults there is no section.
  */
 import t from 'tap';
-import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ChaosRecord, HeldRecount } from '../../../lib/evidence.ts';
 import { renderReport } from '../../../reports/report.ts';
 import { answerWords } from '../../../reports/store-bitrot.ts';
+import { copyFixtureRun } from '../../helpers/fixture-run.ts';
 
-const fixture = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'run-pass');
 const KEY = 'runs/x/subtask=1/epoch=3/chk=12.jsonl';
 const FILE = `/h/store/minio-data/clink-qual/${KEY}/0f1e-uuid/part.1`;
 
-function copyRun(t: { teardown(fn: () => void): void }): string {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'cq-bitrot-report-'));
-  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
-  const dir = path.join(tmp, 'run-pass');
-  cpSync(fixture, dir, { recursive: true });
-  return dir;
-}
 
 const layout = { drives: 1, kind: 'single-drive' };
 const records: ChaosRecord[] = [
@@ -52,7 +43,7 @@ const held: HeldRecount = {
 };
 
 t.test('the section names object, file, byte and the store\'s answers, right after, at the held pass and at the heal', async (t) => {
-  const dir = copyRun(t);
+  const dir = copyFixtureRun(t, 'run-pass');
   t.notMatch(renderReport(dir), '### Store bitrot', 'no store-bitrot fault: no section');
   appendFileSync(path.join(dir, 'chaos.jsonl'), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   writeFileSync(path.join(dir, 'recount-held.json'), JSON.stringify(held, null, 2));
@@ -73,7 +64,7 @@ t.test('the section names object, file, byte and the store\'s answers, right aft
 });
 
 t.test('a held rot without recount-held.json says so', async (t) => {
-  const dir = copyRun(t);
+  const dir = copyFixtureRun(t, 'run-pass');
   appendFileSync(path.join(dir, 'chaos.jsonl'), records.slice(0, 2).map((r) => JSON.stringify(r)).join('\n') + '\n');
   const row = renderReport(dir).split('\n').find((l) => l.startsWith('| b1 |'))!;
   t.match(row, '| no held pass recorded (recount-held.json missing) | not healed |');
