@@ -2,7 +2,8 @@
 /**
  * The one test command (`npm test`, and `.ci/run` calls it):
  *   1. type-check the whole tree (tsc, strict);
- *   2. unit tests (test/unit), no rig needed;
+ *   2. unit tests (test/unit), no rig needed: they see a state directory of their own
+ *      (CLINK_QUAL_STATE, empty), so never the rig's state or its lock;
  *   3. install what the rig needs (Flink's parts only for the Flink rig test: rigInstallArgs),
  *      bring the local rig up, run the integration tests
  *      (test/rig, one file at a time: they share the rig), and tear the rig down, also
@@ -13,23 +14,35 @@
  * Before it, where the time went (bin/test-times.ts): each test file's wall time, the
  * slowest 15, and the total.
  *
- * Options: --unit (only 1 and 2), or file paths to run just those tests (with the rig
- * when any is under test/rig). Anything else is refused (exit 254) before anything runs.
+ * When both run, the unit tests run beside step 3 (issue 31 item 3), at nice 19 so the rig's
+ * processes come first: the rig tests spend most of their time waiting on soaks at a few
+ * hundred events a second, and the unit suite fills the idle CPU. Their output goes to a file
+ * (named when they start) and is printed whole after the rig tests; one line says when they
+ * end. --serial runs them first, as before.
+ *
+ * Options: --unit (only 1 and 2), --serial, or file paths to run just those tests (with the
+ * rig when any is under test/rig). Anything else is refused (exit 254) before anything runs.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { EXIT } from '../lib/errors.ts';
 import { repoRoot } from '../lib/paths.ts';
-import { formatTimeSummary, parseFileTimes, parseRunTime, readProcessTimes, withProcessTimes, type FileTime } from './test-times.ts';
+import { fmtDuration } from '../reports/format.ts';
+import { formatTimeSummary, parseFileTimes, readProcessTimes, withProcessTimes, type FileTime } from './test-times.ts';
 
 export const USAGE = `Usage: clink-qual test [--unit] [FILE.test.ts ...]
 
 Type-checks the tree, runs the unit tests (test/unit), then brings the local rig up, runs
 the integration tests (test/rig) one file at a time and tears the rig down.
 
+By default the unit tests run beside the rig's install, rig up and the rig tests, at nice 19
+(their output is printed whole after the rig tests).
+
 Options:
   --unit        only the type-check and the unit tests (no rig)
+  --serial      the unit tests first, then the rig (not beside it)
   -h, --help    show this help
 Arguments:
   FILE          run just these test files (the rig comes up only if one is under test/rig)
@@ -41,16 +54,18 @@ Exit codes: 0 all passed, 1 a test or step failed, 2 interrupted, 254 bad argume
 export interface TestArgs {
   help: boolean;
   unitOnly: boolean;
+  serial: boolean;
   files: string[];
 }
 
 /** Parses the runner's arguments; throws a UsageError (exit 254) on an unknown flag or a missing file. */
 export function parseTestArgs(argv: readonly string[], exists: (p: string) => boolean = (p) => existsSync(path.resolve(repoRoot, p))): TestArgs {
-  const out: TestArgs = { help: false, unitOnly: false, files: [] };
+  const out: TestArgs = { help: false, unitOnly: false, serial: false, files: [] };
   const missing: string[] = [];
   for (const a of argv) {
     if (a === '--help' || a === '-h') out.help = true;
     else if (a === '--unit') out.unitOnly = true;
+    else if (a === '--serial') out.serial = true;
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else if (!exists(a)) missing.push(a);
     else out.files.push(a);
@@ -155,16 +170,41 @@ interface RunResult {
   output: string;
 }
 
-function run(cmd: string, argv: string[], opts: { capture?: boolean } = {}): Promise<RunResult> {
+/**
+ * Runs a command, its stdout echoed (or, with `log`, its stdout and stderr written to that
+ * file instead) and kept when `capture` asks.
+ */
+const live = new Set<ChildProcess>();
+
+function run(cmd: string, argv: string[], opts: { capture?: boolean; env?: NodeJS.ProcessEnv; log?: string } = {}): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, argv, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+    const child = spawn(cmd, argv, { cwd: repoRoot, stdio: ['ignore', 'pipe', opts.log ? 'pipe' : 'inherit'], env: opts.env ?? process.env });
+    live.add(child);
     const chunks: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => {
-      process.stdout.write(d);
+    const file = opts.log ? createWriteStream(opts.log) : undefined;
+    child.stderr?.on('data', (d: Buffer) => file?.write(d));
+    child.stdout!.on('data', (d: Buffer) => {
+      if (file) file.write(d);
+      else process.stdout.write(d);
       if (opts.capture) chunks.push(d);
     });
-    child.on('close', (code) => resolve({ code: code ?? 1, output: Buffer.concat(chunks).toString() }));
+    child.on('close', (code) => {
+      live.delete(child);
+      const done = () => resolve({ code: code ?? 1, output: Buffer.concat(chunks).toString() });
+      if (file) file.end(done);
+      else done();
+    });
   });
+}
+
+/** The unit tests' environment: a state directory of their own, so they never see (or lock) a rig. */
+export function unitEnv(env: NodeJS.ProcessEnv, state: string): NodeJS.ProcessEnv {
+  return { ...env, CLINK_QUAL_STATE: state };
+}
+
+/** Whether the unit tests run beside the rig's steps: both kinds of test are asked for, and not --serial. */
+export function unitBesideRig(args: TestArgs, unitFiles: readonly string[], rigFiles: readonly string[]): boolean {
+  return !args.serial && unitFiles.length > 0 && rigFiles.length > 0;
 }
 
 /**
@@ -213,48 +253,76 @@ async function main(argv: string[]): Promise<number> {
   const node = process.execPath;
   const cli = path.join(repoRoot, 'bin', 'clink-qual.ts');
   const tap = path.join(repoRoot, 'node_modules', '.bin', 'tap');
+  const startedAt = Date.now();
   let counts = emptyCounts();
   const failures: string[] = [];
   const steps: string[] = [];
   const times: FileTime[] = [];
-  let tapWallMs: number | undefined;
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'clink-qual-test-'));
+  const took = (since: number) => fmtDuration((Date.now() - since) / 1000);
   const step = async (name: string, cmd: string, cmdArgs: string[]): Promise<boolean> => {
     console.log(`# ${name}`);
+    const t0 = Date.now();
     const ok = (await run(cmd, cmdArgs)).code === 0;
-    steps.push(`${name} ${ok ? 'ok' : 'FAILED'}`);
+    steps.push(`${name} ${ok ? 'ok' : 'FAILED'} (${took(t0)})`);
     if (!ok) failures.push(name);
     return ok;
   };
-  const tapRun = async (name: string, files: string[]) => {
-    console.log(`# ${name}`);
-    const { code, output } = await run(tap, files, { capture: true });
+  // tap clears .tap/processinfo when a run starts, so a run beside another loses the records
+  // written before the other began: each run's records are gathered while it runs.
+  const tapRun = async (name: string, files: string[], opts: { env?: NodeJS.ProcessEnv; log?: string; nice?: boolean } = {}) => {
+    if (!opts.log) console.log(`# ${name}`);
+    const t0 = Date.now();
+    const own = new Set(files);
+    const records = new Map<string, number>();
+    const gather = () => {
+      for (const [f, ms] of readProcessTimes(path.join(repoRoot, '.tap', 'processinfo'))) if (own.has(f)) records.set(f, ms);
+    };
+    const timer = setInterval(gather, 5_000);
+    const { code, output } = opts.nice ? await run('nice', ['-n', '19', tap, ...files], { capture: true, env: opts.env, log: opts.log }) : await run(tap, files, { capture: true, env: opts.env, log: opts.log });
+    clearInterval(timer);
+    gather();
     const c = parseTapCounts(output);
-    // tap clears .tap/processinfo when a run starts: this run's records are read before the next.
-    times.push(...withProcessTimes(parseFileTimes(output), readProcessTimes(path.join(repoRoot, '.tap', 'processinfo'))));
-    const wall = parseRunTime(output);
-    if (wall !== undefined) tapWallMs = (tapWallMs ?? 0) + wall;
+    times.push(...withProcessTimes(parseFileTimes(output), records));
     if (!c) failures.push(`${name}: tap printed no counts (exit ${code})`);
     else counts = addCounts(counts, c);
     failures.push(...failedAssertions(output));
     if (code !== 0 && (!c || c.fail === 0)) failures.push(`${name}: tap exited ${code}`);
+    steps.push(`${name} ${c ? `${c.pass} passed, ${c.fail} failed` : `exit ${code}`} (${took(t0)})`);
+    return c;
   };
 
   await step('type-check', path.join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json']);
 
   const unitFiles = args.files.length ? args.files.filter((f) => !f.includes('test/rig/')) : listTests('test/unit');
   const rigFiles = args.unitOnly ? [] : args.files.length ? args.files.filter((f) => f.includes('test/rig/')) : listTests('test/rig');
-
-  if (unitFiles.length) await tapRun('unit tests', unitFiles);
+  const env = unitEnv(process.env, path.join(scratch, 'state'));
 
   if (rigFiles.length) {
-    // The rig tests bring the rig up: one command on the rig at a time (their children run under this lock).
+    // The rig tests bring the rig up: one command on the rig at a time (their children run under
+    // this lock). Taken before any test starts, so a held rig stops the run before anything runs.
     const { acquireRigLock } = await import('../rig/lock.ts');
     try {
       acquireRigLock('test', { log: (l) => console.log(`# rig lock: ${l}`) });
     } catch (err) {
       console.error(`clink-qual test: ${(err as Error).message}`);
+      rmSync(scratch, { recursive: true, force: true });
       return EXIT.unknown;
     }
+  }
+
+  let besideLog: string | undefined;
+  let beside: Promise<unknown> | undefined;
+  if (unitFiles.length && unitBesideRig(args, unitFiles, rigFiles)) {
+    besideLog = path.join(scratch, 'unit-tests.tap');
+    const t0 = Date.now();
+    console.log(`# unit tests: ${unitFiles.length} files beside the rig's steps, at nice 19; their output goes to ${besideLog} and is printed after the rig tests`);
+    beside = tapRun('unit tests (beside the rig)', unitFiles, { env, log: besideLog, nice: true }).then((c) =>
+      console.log(`# unit tests (beside the rig) ended after ${took(t0)}: ${c ? `${c.pass} passed, ${c.fail} failed` : 'tap printed no counts'}`),
+    );
+  } else if (unitFiles.length) await tapRun('unit tests', unitFiles, { env });
+
+  if (rigFiles.length) {
     let rigUp = false;
     const down = async () => {
       if (!rigUp) return;
@@ -263,7 +331,9 @@ async function main(argv: string[]): Promise<number> {
       await step('rig down --purge', node, [cli, 'rig', 'down', '--purge']);
     };
     const onSignal = async () => {
+      for (const c of live) if (c.pid) c.kill('SIGTERM');
       await down();
+      rmSync(scratch, { recursive: true, force: true });
       process.exit(EXIT.unknown);
     };
     process.once('SIGINT', onSignal);
@@ -277,9 +347,16 @@ async function main(argv: string[]): Promise<number> {
     }
   }
 
-  for (const line of formatTimeSummary(times, tapWallMs)) console.log(line);
+  if (beside) {
+    await beside;
+    console.log(`# unit tests (run beside the rig), their output from ${besideLog}:`);
+    process.stdout.write(readFileSync(besideLog!));
+  }
+  rmSync(scratch, { recursive: true, force: true });
+
+  for (const line of formatTimeSummary(times, undefined)) console.log(line);
   if (failures.length) console.log(`# failed: ${failures.join('; ')}`);
-  console.log(`# steps: ${steps.join(', ')}`);
+  console.log(`# steps: ${steps.join(', ')}; ${took(startedAt)} in all`);
   const extra = [counts.skip ? `${counts.skip} skipped` : '', counts.todo ? `${counts.todo} todo` : ''].filter(Boolean);
   console.log(`tests: ${counts.pass} passed, ${counts.fail} failed${extra.length ? ', ' + extra.join(', ') : ''}`);
   return failures.length || counts.fail ? EXIT.fail : EXIT.ok;

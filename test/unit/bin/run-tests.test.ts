@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { failedAssertions, parseTapCounts, parseTestArgs, rigInstallArgs, UsageError } from '../../../bin/run-tests.ts';
+import { failedAssertions, parseTapCounts, parseTestArgs, rigInstallArgs, unitBesideRig, unitEnv, UsageError } from '../../../bin/run-tests.ts';
 import { repoRoot } from '../../../lib/paths.ts';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'tap');
@@ -15,12 +15,13 @@ const captured = readFileSync(path.join(fixtures, 'mixed-and-crash.tap.txt'), 'u
 
 t.test('arguments: --unit, --help/-h, files; unknown flags and missing files refused', async (t) => {
   const all = () => true;
-  t.same(parseTestArgs([], all), { help: false, unitOnly: false, files: [] });
-  t.same(parseTestArgs(['--unit'], all), { help: false, unitOnly: true, files: [] });
+  t.same(parseTestArgs([], all), { help: false, unitOnly: false, serial: false, files: [] });
+  t.same(parseTestArgs(['--unit'], all), { help: false, unitOnly: true, serial: false, files: [] });
+  t.same(parseTestArgs(['--serial'], all), { help: false, unitOnly: false, serial: true, files: [] });
   t.same(parseTestArgs(['-h'], all).help, true);
   t.same(parseTestArgs(['--help'], all).help, true);
   t.same(parseTestArgs(['test/unit/a.test.ts', 'test/rig/b.test.ts'], all).files, ['test/unit/a.test.ts', 'test/rig/b.test.ts']);
-  for (const bad of ['--bogus', '--unit=1', '-x', '--', '--help=yes']) {
+  for (const bad of ['--bogus', '--unit=1', '--serial=1', '-x', '--', '--help=yes']) {
     t.throws(() => parseTestArgs([bad], all), UsageError, `${bad} refused`);
   }
   t.throws(() => parseTestArgs(['--help', '--bogus'], all), /unknown option '--bogus'/, 'an unknown flag is refused even beside --help');
@@ -98,4 +99,19 @@ t.test("rig install: Flink's parts only when the Flink rig test will run (CLINK_
   t.same(rigInstallArgs({ CLINK_QUAL_FLINK: '1' }), ['rig', 'install', '--engine', 'flink'], 'the Flink rig test: installed in the install step');
   const gate = readFileSync(path.join(repoRoot, 'test', 'rig', 'flink-cluster.test.ts'), 'utf8');
   t.match(gate, /process\.env\.CLINK_QUAL_FLINK !== '1'/, 'the Flink rig test is gated on the same variable');
+});
+
+t.test('the unit tests run beside the rig only when both kinds run and --serial is not given; they never see the rig\'s state', async (t) => {
+  const all = () => true;
+  const unit = ['test/unit/a.test.ts'];
+  const rig = ['test/rig/b.test.ts'];
+  t.equal(unitBesideRig(parseTestArgs([], all), unit, rig), true, 'the whole suite: beside');
+  t.equal(unitBesideRig(parseTestArgs(['--serial'], all), unit, rig), false, '--serial: one after the other');
+  t.equal(unitBesideRig(parseTestArgs(['--unit'], all), unit, []), false, '--unit: no rig to be beside');
+  t.equal(unitBesideRig(parseTestArgs([], all), [], rig), false, 'rig files only: no unit tests');
+  t.equal(unitBesideRig(parseTestArgs([], all), unit, []), false, 'unit files only: no rig');
+  const env = unitEnv({ PATH: '/bin', CLINK_QUAL_STATE: '/var/lib/clink-qual', CLINK_QUAL_CACHE: '/c' }, '/tmp/x/state');
+  t.equal(env.CLINK_QUAL_STATE, '/tmp/x/state', "a state directory of their own, never the rig's (nor its lock)");
+  t.equal(env.CLINK_QUAL_CACHE, '/c', 'the rest of the environment kept');
+  t.equal(env.PATH, '/bin');
 });
