@@ -12,19 +12,23 @@
  *    objects a run at --object-rate events/s with that checkpoint interval would write (one
  *    object per partition per checkpoint: rate × interval / partitions events each), so
  *    more partitions means more, smaller objects, as on the rig: the recount's events/s,
- *    its ratio to a raw GET of the same objects and its bytes per event.
+ *    its client CPU per event (this process and its judge workers: on a box whose store
+ *    shares the cores, the wall time also carries the store's own per-request work and
+ *    swings with the load, the client's CPU far less), its ratio to a raw GET of the same
+ *    objects and its bytes per event.
  * With --oracle-only, the engine ladder is skipped (its columns are n/a): the oracle's curve
  * alone, against any store bench/oracle.ts can reach, without the rig.
  * Each benchmark runs as its own process (with --expose-gc), exactly as `npm run bench --
  * <name>` runs it; its output is shown with a `[P=n]` prefix and its RESULT line is read.
  *
  * Growth is stated against the first partition count, measured in the same run: the
- * engine's max and the oracle's cost per event (1 / events_per_s) as multiples of the
- * first's. A sub-benchmark that prints no RESULT (refused or failed) makes its row n/a and
+ * engine's max and the oracle's cost per event (wall: 1 / events_per_s; CPU: the least
+ * client CPU of the rounds) as multiples of the first's. A sub-benchmark that prints no RESULT (refused or failed) makes its row n/a and
  * the exit code 1.
  *
  * Last line: `RESULT scale partitions=4,16,64 engine_max_events_per_s=a,b,c
- * engine_ratio_vs_baseline=a,b,c oracle_ns_per_event=a,b,c oracle_ratio_vs_raw_get=a,b,c`.
+ * engine_ratio_vs_baseline=a,b,c oracle_ns_per_event=a,b,c oracle_ratio_vs_raw_get=a,b,c
+ * oracle_cpu_ns_per_event=a,b,c oracle_cpu_growth=a,b,c`.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -43,6 +47,8 @@ export interface ScaleOptions {
   durationS?: number;
   oracleEvents: number;
   objectRate: number;
+  /** Rounds of each oracle benchmark (raw GET, recount; the best of each). */
+  oracleRounds: number;
   /** Only the oracle benchmark: no engine ladder, so no rig (the store is the bench's own). */
   oracleOnly: boolean;
 }
@@ -64,6 +70,7 @@ Options:
                         1h30m (default: engine-sustained's, 11 checkpoints)
   --oracle-events N     events in each oracle dataset (default 2000000)
   --object-rate R       the rate whose objects the oracle dataset imitates (default 10400)
+  --oracle-rounds N     rounds of each oracle benchmark, the best of each kept (default 3)
   --oracle-only         only the oracle benchmark, no engine ladder (no rig needed: the store
                         is CLINK_QUAL_S3_ENDPOINT's, as bench/oracle.ts says); engine columns n/a
   -h, --help            this text`;
@@ -80,6 +87,7 @@ export function parseScaleOptions(args: string[]): ScaleOptions | 'help' {
       'duration-s': { type: 'string' },
       'oracle-events': { type: 'string', default: '2000000' },
       'object-rate': { type: 'string', default: '10400' },
+      'oracle-rounds': { type: 'string', default: '3' },
       'oracle-only': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -100,6 +108,7 @@ export function parseScaleOptions(args: string[]): ScaleOptions | 'help' {
     ...(values['duration-s'] !== undefined ? { durationS: parseDurationOption(values['duration-s'], 'duration-s') } : {}),
     oracleEvents: int('oracle-events', values['oracle-events']!, 1),
     objectRate: int('object-rate', values['object-rate']!, 1),
+    oracleRounds: int('oracle-rounds', values['oracle-rounds']!, 1),
     oracleOnly: values['oracle-only']!,
   };
 }
@@ -136,6 +145,8 @@ export interface ScaleRow {
   engineRatio: number | null;
   engineBound: string | null;
   oracleEventsPerS: number | null;
+  /** The recount's least client CPU per event over the rounds (ns). */
+  oracleCpuNsPerEvent: number | null;
   oracleRatio: number | null;
   oracleBytesPerEvent: number | null;
   oracleRssMiBPerMillion: number | null;
@@ -155,6 +166,7 @@ export function rowOf(partitions: number, engineOut: readonly string[], oracleOu
     engineRatio: num(e?.ratio_vs_baseline),
     engineBound: boundLine ? boundLine.slice(boundLine.lastIndexOf(': ') + 2) : null,
     oracleEventsPerS: num(o?.events_per_s),
+    oracleCpuNsPerEvent: num(o?.cpu_ns_per_event),
     oracleRatio: num(o?.ratio_vs_raw_get),
     oracleBytesPerEvent: num(o?.bytes_per_event),
     oracleRssMiBPerMillion: num(o?.rss_mib_per_million_events),
@@ -171,7 +183,7 @@ const nsPerEvent = (eventsPerS: number | null): number | null => (eventsPerS ? 1
 /** The summary table, growth against the first row. */
 export function scaleTable(rows: readonly ScaleRow[]): string {
   const first = rows[0];
-  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle vs raw GET', 'oracle B/event', 'oracle RSS MiB/M events'];
+  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle CPU ns/event', 'vs first', 'oracle vs raw GET', 'oracle B/event', 'oracle RSS MiB/M events'];
   const f = (v: number | null, digits = 0) => (v === null ? 'n/a' : v.toFixed(digits));
   const body = rows.map((r) => [
     String(r.partitions),
@@ -181,6 +193,8 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
     r.engineRatio === null ? 'n/a' : `${r.engineRatio.toFixed(3)}${r.engineBound && r.engineBound !== 'at ladder resolution' ? ` (${r.engineBound})` : ''}`,
     f(nsPerEvent(r.oracleEventsPerS)),
     growth(nsPerEvent(r.oracleEventsPerS), nsPerEvent(first?.oracleEventsPerS ?? null)),
+    f(r.oracleCpuNsPerEvent),
+    growth(r.oracleCpuNsPerEvent, first?.oracleCpuNsPerEvent ?? null),
     f(r.oracleRatio, 3),
     f(r.oracleBytesPerEvent, 3),
     f(r.oracleRssMiBPerMillion, 2),
@@ -191,7 +205,7 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
 
 export function scaleResultLine(rows: readonly ScaleRow[]): string {
   const list = (f: (r: ScaleRow) => number | null, digits = 0) => rows.map((r) => (f(r) === null ? 'n/a' : f(r)!.toFixed(digits))).join(',');
-  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)}`;
+  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list((r) => (r.oracleCpuNsPerEvent !== null && rows[0]?.oracleCpuNsPerEvent ? r.oracleCpuNsPerEvent / rows[0].oracleCpuNsPerEvent : null), 2)}`;
 }
 
 /** Runs bench/<file> in its own process, its lines shown with a prefix and kept. */
@@ -220,7 +234,7 @@ export async function main(args: string[]): Promise<void> {
     console.log(`\n=== ${p} partitions: ${o.oracleOnly ? 'oracle only' : 'engine-sustained, then oracle'}`);
     const eng = o.oracleOnly ? { lines: [] as string[], code: 0 } : await runBench('engine-sustained.ts', ['--partitions', String(p), '--rates', o.rates, '--checkpoint-ms', String(o.checkpointMs), ...(o.durationS !== undefined ? ['--duration-s', String(o.durationS)] : [])], prefix);
     const perObject = eventsPerObject(o.objectRate, o.checkpointMs, p);
-    const ora = await runBench('oracle.ts', ['--partitions', String(p), '--events', String(o.oracleEvents), '--per-object', String(perObject), '--rounds', '2'], prefix);
+    const ora = await runBench('oracle.ts', ['--partitions', String(p), '--events', String(o.oracleEvents), '--per-object', String(perObject), '--rounds', String(o.oracleRounds)], prefix);
     const row = rowOf(p, eng.lines, ora.lines);
     if ((!o.oracleOnly && row.engineMax === null) || row.oracleEventsPerS === null) process.exitCode = 1;
     rows.push(row);
@@ -229,7 +243,7 @@ export async function main(args: string[]): Promise<void> {
   const engineSide = o.oracleOnly ? `oracle only, no engine ladder; ${o.checkpointMs} ms checkpoints` : `local rig, 3 workers; ladder ${o.rates} events/s at ${o.checkpointMs} ms checkpoints`;
   console.log(`\nScale curve (${engineSide}; oracle datasets of ${o.oracleEvents} events in the objects a ${o.objectRate} events/s run writes):`);
   console.log(scaleTable(rows));
-  console.log(`growth is against ${o.partitions[0]} partitions, in this run; an engine max at the ladder's top rung is capped (its true max may be higher)`);
+  console.log(`growth is against ${o.partitions[0]} partitions, in this run; an engine max at the ladder's top rung is capped (its true max may be higher); the oracle's wall time (best of ${o.oracleRounds} rounds) carries the store's own work where it shares the cores, its CPU (least of the rounds) is the client's alone`);
   console.log(scaleResultLine(rows));
 }
 

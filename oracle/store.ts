@@ -17,9 +17,9 @@
  * of what a GET cost beyond reading its bytes, and the SDK's signer and HTTP handler, used
  * without the client since, still paid per request for their key cache, their promises, a
  * stream iterator and a list of chunks (docs/qualification/oracle-flat.md). A GET is one
- * node:http request on the store's keep-alive agent (httpGet), signed by the SDK's own SigV4
- * signer (@smithy/signature-v4: a well-kept signer over one of our own, for about 6.5 % of the
- * recount thread's time at 64 partitions). What the middleware did for a GET is done here:
+ * node:http request on the store's keep-alive agent (httpGet), signed by oracle/sigv4.ts
+ * (checked byte for byte against the SDK's @smithy/signature-v4, which cost 12 times its CPU
+ * a request). What the middleware did for a GET is done here:
  * path-style URL, 404 -> null, 403/400 -> PRECONDITION, anything else retryable, a body
  * shorter than its Content-Length retryable, and the store's full-object checksum of the
  * body (x-amz-checksum-mode: ENABLED) checked, a mismatch retryable (checkBodyChecksum).
@@ -29,11 +29,9 @@ import http from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { crc32 } from 'node:zlib';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { Sha256 } from '@smithy/core/checksum';
 import { extendedEncodeURIComponent } from '@smithy/core/protocols';
-import { HttpRequest } from '@smithy/core/transport';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { QualError } from '../lib/errors.ts';
+import { GetSigner } from './sigv4.ts';
 
 export interface StoreSettings {
   endpoint: string;
@@ -116,9 +114,6 @@ export function checkBodyChecksum(headers: Record<string, string | undefined>, b
   return null;
 }
 
-/** The SHA-256 of an empty body: a GET's signed payload hash, as the SDK sends it. */
-const EMPTY_BODY_SHA256 = createHash('sha256').digest('hex');
-
 /** The `<Code>` and `<Message>` of an S3 XML error body, when it has them. */
 function s3ErrorOf(body: string): { code?: string; message?: string } {
   const code = /<Code>([^<]*)<\/Code>/.exec(body)?.[1];
@@ -145,7 +140,7 @@ export class ObjectStore {
   readonly bucket: string;
   readonly #timeoutMs: number;
   readonly #agent: http.Agent;
-  readonly #signer: SignatureV4;
+  readonly #signer: GetSigner;
   readonly #endpoint: URL;
   /** The path of the bucket on the endpoint (path-style), without a trailing slash. */
   readonly #basePath: string;
@@ -155,15 +150,7 @@ export class ObjectStore {
     this.client = makeS3Client(settings, this.#agent);
     this.bucket = bucket;
     this.#timeoutMs = settings.requestTimeoutMs ?? 10_000;
-    // S3: the path is signed as sent (already encoded), not encoded a second time.
-    this.#signer = new SignatureV4({
-      credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
-      region: settings.region ?? 'us-east-1',
-      service: 's3',
-      sha256: Sha256,
-      uriEscapePath: false,
-      applyChecksum: false,
-    });
+    this.#signer = new GetSigner({ accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey, region: settings.region ?? 'us-east-1' });
     this.#endpoint = new URL(settings.endpoint);
     this.#basePath = `${this.#endpoint.pathname.replace(/\/$/, '')}/${bucket}`;
   }
@@ -217,17 +204,7 @@ export class ObjectStore {
     const e = this.#endpoint;
     let response: StoreResponse;
     try {
-      const signed = await this.#signer.sign(
-        new HttpRequest({
-          protocol: e.protocol,
-          hostname: e.hostname,
-          ...(e.port ? { port: Number(e.port) } : {}),
-          method: 'GET',
-          path,
-          headers: { host: e.host, 'x-amz-checksum-mode': 'ENABLED', 'x-amz-content-sha256': EMPTY_BODY_SHA256 },
-        }),
-      );
-      response = await httpGet(e, this.#agent, path, signed.headers, this.#timeoutMs);
+      response = await httpGet(e, this.#agent, path, this.#signer.sign(e.host, path), this.#timeoutMs);
     } catch (err) {
       throw storeError(what, err);
     }
