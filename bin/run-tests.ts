@@ -32,7 +32,7 @@ import { repoRoot } from '../lib/paths.ts';
 import { fmtDuration } from '../reports/format.ts';
 import { formatTimeSummary, parseFileTimes, readProcessTimes, withProcessTimes, type FileTime } from './test-times.ts';
 
-export const USAGE = `Usage: clink-qual test [--unit] [FILE.test.ts ...]
+export const USAGE = `Usage: clink-qual test [--unit | --serial] [FILE.test.ts ...]
 
 Type-checks the tree, runs the unit tests (test/unit), then brings the local rig up, runs
 the integration tests (test/rig) one file at a time and tears the rig down.
@@ -170,12 +170,13 @@ interface RunResult {
   output: string;
 }
 
+/** The children running now: a signal ends them before the rig comes down. */
+const live = new Set<ChildProcess>();
+
 /**
  * Runs a command, its stdout echoed (or, with `log`, its stdout and stderr written to that
  * file instead) and kept when `capture` asks.
  */
-const live = new Set<ChildProcess>();
-
 function run(cmd: string, argv: string[], opts: { capture?: boolean; env?: NodeJS.ProcessEnv; log?: string } = {}): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawn(cmd, argv, { cwd: repoRoot, stdio: ['ignore', 'pipe', opts.log ? 'pipe' : 'inherit'], env: opts.env ?? process.env });
