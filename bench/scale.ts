@@ -23,8 +23,8 @@
  *
  * Growth is stated against the first partition count, measured in the same run: the
  * engine's max and the oracle's cost per event (wall: 1 / events_per_s; CPU: the least
- * client CPU of the rounds) as multiples of the first's. A sub-benchmark that prints no RESULT (refused or failed) makes its row n/a and
- * the exit code 1.
+ * client CPU of the rounds) as multiples of the first's. A sub-benchmark that prints no
+ * RESULT (refused or failed) makes its row n/a and the exit code 1.
  *
  * Last line: `RESULT scale partitions=4,16,64 engine_max_events_per_s=a,b,c
  * engine_ratio_vs_baseline=a,b,c oracle_ns_per_event=a,b,c oracle_ratio_vs_raw_get=a,b,c

@@ -1,8 +1,8 @@
 /**
- * AWS Signature Version 4 for the oracle's one per-object call, an unsigned-payload-free GET
- * of an object (no query string, no body), as the S3 docs define it ("Authenticating
- * Requests: Using the Authorization Header"): a canonical request, its SHA-256 in the string
- * to sign, and an HMAC-SHA256 of that with the day's signing key.
+ * AWS Signature Version 4 for the oracle's one per-object call, a GET of an object (no query
+ * string, no body: the empty body's SHA-256 is its payload hash), as the S3 docs define it
+ * ("Authenticating Requests: Using the Authorization Header"): a canonical request, its
+ * SHA-256 in the string to sign, and an HMAC-SHA256 of that with the day's signing key.
  *
  * Why not @smithy/signature-v4 (which it replaced, and against which its unit test checks
  * every signature byte for byte): that signer costs about 72 µs of CPU a request on the bench
