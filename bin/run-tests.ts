@@ -269,18 +269,20 @@ async function main(argv: string[]): Promise<number> {
     if (!ok) failures.push(name);
     return ok;
   };
-  // tap clears .tap/processinfo when a run starts, so a run beside another loses the records
-  // written before the other began: each run's records are gathered while it runs.
-  const tapRun = async (name: string, files: string[], opts: { env?: NodeJS.ProcessEnv; log?: string; nice?: boolean } = {}) => {
-    if (!opts.log) console.log(`# ${name}`);
+  // tap clears .tap/processinfo when a run starts, so the run beside the rig's (started first)
+  // would lose the records written before the rig tests began: it gathers its own as it goes.
+  // `beside`: that run, at nice 19, its output to this file.
+  const tapRun = async (name: string, files: string[], opts: { env?: NodeJS.ProcessEnv; beside?: string } = {}) => {
+    if (!opts.beside) console.log(`# ${name}`);
     const t0 = Date.now();
     const own = new Set(files);
     const records = new Map<string, number>();
     const gather = () => {
       for (const [f, ms] of readProcessTimes(path.join(repoRoot, '.tap', 'processinfo'))) if (own.has(f)) records.set(f, ms);
     };
-    const timer = setInterval(gather, 5_000);
-    const { code, output } = opts.nice ? await run('nice', ['-n', '19', tap, ...files], { capture: true, env: opts.env, log: opts.log }) : await run(tap, files, { capture: true, env: opts.env, log: opts.log });
+    const timer = opts.beside ? setInterval(gather, 5_000) : undefined;
+    const [cmd, argv] = opts.beside ? ['nice', ['-n', '19', tap, ...files]] : [tap, files];
+    const { code, output } = await run(cmd, argv, { capture: true, env: opts.env, log: opts.beside });
     clearInterval(timer);
     gather();
     const c = parseTapCounts(output);
@@ -318,7 +320,7 @@ async function main(argv: string[]): Promise<number> {
     besideLog = path.join(scratch, 'unit-tests.tap');
     const t0 = Date.now();
     console.log(`# unit tests: ${unitFiles.length} files beside the rig's steps, at nice 19; their output goes to ${besideLog} and is printed after the rig tests`);
-    beside = tapRun('unit tests (beside the rig)', unitFiles, { env, log: besideLog, nice: true }).then((c) =>
+    beside = tapRun('unit tests (beside the rig)', unitFiles, { env, beside: besideLog }).then((c) =>
       console.log(`# unit tests (beside the rig) ended after ${took(t0)}: ${c ? `${c.pass} passed, ${c.fail} failed` : 'tap printed no counts'}`),
     );
   } else if (unitFiles.length) await tapRun('unit tests', unitFiles, { env });
