@@ -47,7 +47,7 @@ const command: Command = {
 too, so Flink's only for a Flink campaign), brings up the local rig if none is up,
 runs campaigns/quick.yaml (7 of the ${FAULT_KINDS.length} fault kinds: worker-kill, coordinator-kill,
 protocol-point, store-outage, partition, packet-loss, broker-restart; every mandatory
-protocol point; the store-down-during-worker-recovery composition; in about seven minutes;
+protocol point; the store-down-during-worker-recovery composition; in about six minutes;
 the other four kinds are campaigns/unknowns.yaml's), and tears the rig
 down again if it brought it up (--keep-rig leaves it). Needs root on Linux.
 --engine flink runs campaigns/flink-quick.yaml instead: the same battery against Apache

@@ -58,7 +58,7 @@ t.test('count: 150000 and a huge count: 254 on the field, no stack overflow, no 
   writeFileSync(
     f,
     quick
-      .replace('soakS: 300', 'soakS: 604800')
+      .replace('soakS: 260', 'soakS: 604800')
       .replace('schedule: { startAfterS: 10, spacingS: 15 }', 'schedule: { startAfterS: 10, spacingS: 1, jitterS: 0 }')
       .replace('  - { kind: coordinator-kill, count: 1 }\n', '  - { kind: coordinator-kill, count: 10000 }\n'.repeat(3)),
   );
@@ -72,8 +72,8 @@ t.test('.inf, .nan and over-long durations are refused on the field', async (t) 
     ['inf-duration', '{ kind: store-outage, count: 1, durationS: 8 }', '{ kind: store-outage, count: 1, durationS: .inf }', /faults\[3\]\.durationS: must be a finite number/],
     ['nan-duration', '{ kind: store-outage, count: 1, durationS: 8 }', '{ kind: store-outage, count: 1, durationS: .nan }', /faults\[3\]\.durationS: must be a finite number/],
     ['long-duration', '{ kind: store-outage, count: 1, durationS: 8 }', '{ kind: store-outage, count: 1, durationS: 2200000 }', /faults\[3\]\.durationS: must be <= 86400/],
-    ['inf-soak', 'soakS: 300', 'soakS: .inf', /workload\.soakS: must be a finite number/],
-    ['long-soak', 'soakS: 300', 'soakS: 99999999', /workload\.soakS: must be <= 604800/],
+    ['inf-soak', 'soakS: 260', 'soakS: .inf', /workload\.soakS: must be a finite number/],
+    ['long-soak', 'soakS: 260', 'soakS: 99999999', /workload\.soakS: must be <= 604800/],
     ['huge-rate', 'rate: 300 ', 'rate: 1e12 ', /workload\.rate: must be <= 1000000/],
     ['huge-spacing', 'spacingS: 15 }', 'spacingS: 9999999999 }', /schedule\.spacingS: must be <= 604800/],
     ['inf-recovery', 'recoveryS: 60,', 'recoveryS: .inf,', /deadlines\.recoveryS: must be a finite number/],

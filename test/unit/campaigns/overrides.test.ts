@@ -70,27 +70,27 @@ t.test('parsing: each bad value is BAD_ARGUMENTS naming its option', async (t) =
 t.test('applied before planning, recorded old and new; no overrides leaves the campaign as it is', async (t) => {
   const c = quick();
   t.equal(applyOverrides(c, {}), c, 'nothing to apply: the same object');
-  const o = applyOverrides(c, { seed: 'quick-7', soakS: 600, rate: 50 });
+  const o = applyOverrides(c, { seed: 'quick-7', soakS: 520, rate: 50 });
   t.equal(o.seed, 'quick-7');
-  t.equal(o.workload.soakS, 600);
+  t.equal(o.workload.soakS, 520);
   t.equal(o.workload.rate, 50);
   t.same(o.overrides, {
     seed: { old: 'quick-1', new: 'quick-7' },
-    soakS: { old: 300, new: 600 },
+    soakS: { old: 260, new: 520 },
     schedule: { spacingS: { old: 15, new: 30 }, jitterS: { old: 3, new: 6 } },
     rate: { old: 300, new: 50 },
   });
   t.equal(c.seed, 'quick-1', 'the input campaign is not changed');
-  t.equal(c.workload.soakS, 300);
+  t.equal(c.workload.soakS, 260);
   t.notSame(planCampaign(o), planCampaign(c), 'another seed, another timeline');
   t.same(o.schedule, { ...c.schedule, spacingS: 30, jitterS: 6 }, 'twice the soak: twice the spacing and the jitter');
   t.same(planCampaign(o), planCampaign({ ...c, seed: 'quick-7', schedule: { ...c.schedule, spacingS: 30, jitterS: 6 } }), 'the timeline of the overridden seed, on the stretched schedule');
-  t.ok(Math.max(...planCampaign(o).map((f) => f.atS)) > 300, 'the faults reach into the added soak');
-  t.equal(describeOverrides(o.overrides), 'seed "quick-1" → "quick-7", soak 300 s → 600 s, spacing 15 s → 30 s, jitter 3 s → 6 s (stretched with the soak), rate 300 → 50 events/s');
+  t.ok(Math.max(...planCampaign(o).map((f) => f.atS)) > 260, 'the faults reach into the added soak');
+  t.equal(describeOverrides(o.overrides), 'seed "quick-1" → "quick-7", soak 260 s → 520 s, spacing 15 s → 30 s, jitter 3 s → 6 s (stretched with the soak), rate 300 → 50 events/s');
   // Applied twice (a stored campaign overridden again): the old value stays the file's.
   const twice = applyOverrides(o, { seed: 'quick-8' });
   t.same(twice.overrides!.seed, { old: 'quick-1', new: 'quick-8' });
-  t.same(twice.overrides!.soakS, { old: 300, new: 600 });
+  t.same(twice.overrides!.soakS, { old: 260, new: 520 });
 });
 
 t.test('--soak: the schedule must fit; the message names the option and the least soak that fits', async (t) => {
@@ -103,16 +103,16 @@ t.test('--soak: the schedule must fit; the message names the option and the leas
 });
 
 t.test('a fixed totalEvents: kept under --seed, dropped (and recorded) under --soak or --rate', async (t) => {
-  const text = readFileSync(path.join(repoRoot, 'campaigns/quick.yaml'), 'utf8').replace('rate: 300 ', 'totalEvents: 60000 ');
+  const text = readFileSync(path.join(repoRoot, 'campaigns/quick.yaml'), 'utf8').replace('rate: 300 ', 'totalEvents: 52000 ');
   const c = parseCampaign(text, 'total.yaml');
-  t.equal(c.workload.totalEvents, 60000);
-  t.equal(c.workload.rate, 200, 'derived: 60000 / 300 s');
-  t.equal(applyOverrides(c, { seed: 's' }).workload.totalEvents, 60000);
+  t.equal(c.workload.totalEvents, 52000);
+  t.equal(c.workload.rate, 200, 'derived: 52000 / 260 s');
+  t.equal(applyOverrides(c, { seed: 's' }).workload.totalEvents, 52000);
   t.notOk(applyOverrides(c, { seed: 's' }).overrides!.totalEvents);
   const longer = applyOverrides(c, { soakS: 600 });
   t.equal(longer.workload.rate, 200, 'the rate is kept');
   t.notOk('totalEvents' in longer.workload, 'the total no longer fits the soak: dropped');
-  t.same(longer.overrides!.totalEvents, { old: 60000, new: null });
+  t.same(longer.overrides!.totalEvents, { old: 52000, new: null });
   const faster = applyOverrides(c, { rate: 10 });
   t.equal(faster.workload.rate, 10);
   t.notOk('totalEvents' in faster.workload);
@@ -141,7 +141,7 @@ t.test('CLI: campaign plan applies the overrides; a bad value exits 254 naming t
   t.same(out.faults, planCampaign(expected), 'the timeline of the overridden campaign');
   t.equal(out.header.seed, 'x');
   t.equal(out.header.soakS, 600);
-  t.same(out.header.overrides, { seed: { old: 'quick-1', new: 'x' }, soakS: { old: 300, new: 600 }, schedule: { spacingS: { old: 15, new: 30 }, jitterS: { old: 3, new: 6 } } });
+  t.same(out.header.overrides, { seed: { old: 'quick-1', new: 'x' }, soakS: { old: 260, new: 600 }, schedule: { spacingS: { old: 15, new: 34 }, jitterS: { old: 3, new: 6 } } });
   const table = run(['campaign', 'plan', 'campaigns/quick.yaml', '--rate', '50']);
   t.equal(table.status, 0);
   t.match(table.stdout, /workload: 50 events\/s/);

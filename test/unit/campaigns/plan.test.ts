@@ -180,12 +180,12 @@ t.test('clink-qual campaign plan: a table with totals and wall time; --json is a
   const table = execFileSync(process.execPath, [cli, 'campaign', 'plan', 'campaigns/quick.yaml'], { encoding: 'utf8' });
   t.match(table, /at\s+id\s+kind\s+target \/ point\s+held\s+composition/);
   t.match(table, /faults: 20 \(worker-kill 4, coordinator-kill 1, protocol-point 9, store-outage 3, partition 1, packet-loss 1, broker-restart 1\)/);
-  t.match(table, /expected wall time: 7 min 15 s at most \(gate 1 min \+ soak 5 min \+ drain 45 s \+ recount 30 s\)/);
+  t.match(table, /expected wall time: 6 min 35 s at most \(gate 1 min \+ soak 4 min 20 s \+ drain 45 s \+ recount 30 s\)/);
   const json = execFileSync(process.execPath, [cli, 'campaign', 'plan', 'campaigns/quick.yaml', '--json'], { encoding: 'utf8' });
   const doc = JSON.parse(json) as { header: Record<string, unknown>; faults: PlannedFault[] };
   t.same(Object.keys(doc), ['header', 'faults']);
   t.equal(JSON.stringify(doc.faults, null, 2) + '\n', formatPlanJson(planCampaign(load('quick'))), 'faults: the bytes of plan.json');
-  t.match(doc.header, { campaign: 'quick', file: 'campaigns/quick.yaml', seed: 'quick-1', engine: { name: 'clink', mutant: 'none' }, soakS: 300, rate: 300, faultCount: 20, compositionCount: 4, expectedWallS: 435, overrides: {} });
+  t.match(doc.header, { campaign: 'quick', file: 'campaigns/quick.yaml', seed: 'quick-1', engine: { name: 'clink', mutant: 'none' }, soakS: 260, rate: 300, faultCount: 20, compositionCount: 4, expectedWallS: 395, overrides: {} });
   t.match(doc.header.revision, /^([0-9a-f]{12}(-dirty)?|unknown)$/);
   try {
     execFileSync(process.execPath, [cli, 'campaign', 'plan', 'test/fixtures/campaigns/bad-type.yaml'], { encoding: 'utf8', stdio: 'pipe' });

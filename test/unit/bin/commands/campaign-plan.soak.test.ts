@@ -14,26 +14,26 @@ interface PlanJson {
   faults: { atS: number; composition?: string }[];
 }
 
-t.test('plan quick.yaml --soak 2h: the slots are 360 s apart and the faults reach past the first hour', async (t) => {
+t.test('plan quick.yaml --soak 2h: the slots are 415 s apart and the faults reach past the first hour', async (t) => {
   const base = run('campaign', 'plan', 'campaigns/quick.yaml', '--json');
   t.equal(base.status, 0, base.stderr);
   const baseFaults = (JSON.parse(base.stdout) as PlanJson).faults;
   const r = run('campaign', 'plan', 'campaigns/quick.yaml', '--soak', '2h', '--json');
   t.equal(r.status, 0, r.stderr);
   const plan = JSON.parse(r.stdout) as PlanJson;
-  t.same(plan.header.overrides.soakS, { old: 300, new: 7200 });
-  t.same(plan.header.overrides.schedule, { spacingS: { old: 15, new: 360 }, jitterS: { old: 3, new: 72 } }, 'spacing and jitter scaled by 7200 / 300 = 24');
+  t.same(plan.header.overrides.soakS, { old: 260, new: 7200 });
+  t.same(plan.header.overrides.schedule, { spacingS: { old: 15, new: 415 }, jitterS: { old: 3, new: 83 } }, 'spacing and jitter scaled by 7200 / 260, rounded');
   t.equal(plan.faults.length, baseFaults.length, 'the same faults');
   const last = Math.max(...plan.faults.map((f) => f.atS));
   t.ok(last > 7200 / 2, `the last fault lands in the second half of the soak (at ${last} s)`);
   t.ok(last <= 7200, 'and inside it');
-  // The same share of the soak as in the file: the file's last fault at x s of 300, this one near 24x of 7200.
+  // The same share of the soak as in the file: the file's last fault at x s of 260, this one near (7200 / 260)x of 7200.
   const baseLast = Math.max(...baseFaults.map((f) => f.atS));
-  t.ok(Math.abs(last / 7200 - baseLast / 300) < 0.1, `faults end at ${(last / 72).toFixed(0)}% of the soak, as at ${(baseLast / 3).toFixed(0)}% in the file`);
+  t.ok(Math.abs(last / 7200 - baseLast / 260) < 0.1, `faults end at ${(last / 72).toFixed(0)}% of the soak, as at ${((baseLast / 260) * 100).toFixed(0)}% in the file`);
   const slotStarts = [...new Set(plan.faults.filter((f) => !f.composition).map((f) => f.atS))].sort((a, b) => a - b);
-  for (let i = 1; i < slotStarts.length; i++) t.ok(slotStarts[i]! - slotStarts[i - 1]! >= 360 - 72, `lone faults ${slotStarts[i - 1]} s and ${slotStarts[i]} s are a stretched slot apart`);
+  for (let i = 1; i < slotStarts.length; i++) t.ok(slotStarts[i]! - slotStarts[i - 1]! >= 415 - 83, `lone faults ${slotStarts[i - 1]} s and ${slotStarts[i]} s are a stretched slot apart`);
   const text = run('campaign', 'plan', 'campaigns/quick.yaml', '--soak', '2h');
-  t.match(text.stdout, /overrides: soak 300 s → 7200 s, spacing 15 s → 360 s, jitter 3 s → 72 s \(stretched with the soak\)/);
+  t.match(text.stdout, /overrides: soak 260 s → 7200 s, spacing 15 s → 415 s, jitter 3 s → 83 s \(stretched with the soak\)/);
 });
 
 t.test('a shorter --soak keeps the spacing and must still fit', async (t) => {
