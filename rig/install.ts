@@ -33,6 +33,7 @@ import { cacheDir, repoRoot } from '../lib/paths.ts';
 import { flinkBuiltVersions, installFlink } from './install-flink.ts';
 import { installPlan, missingEngineComponents, staleEngineComponents, type InstallAsk } from './install-plan.ts';
 import { InstallProgress, type ProgressClock } from './install-progress.ts';
+import { APT_PART, type PartsReady } from './parts-ready.ts';
 
 /** The build command of the pinned MinIO; the ./clink-qual wrapper starts it too. */
 export const MINIO_BUILD_SCRIPT = path.join(repoRoot, 'rig', 'build-minio.sh');
@@ -358,11 +359,23 @@ export type ComponentStep = (name: string, run: (note: (l: string) => void) => P
  * (MinIO, then SeaweedFS); the Node binary. A lane stops at its first failure, the others run
  * on (a build that finishes is cached for the next run), and once all have ended the
  * failure is thrown (several: one error carrying all their messages). Each part's start, progress and time go to `log`, then a summary.
+ * `ready` hears of each part as it ends, and of the install's end (rig/parts-ready.ts: smoke's rig up runs beside it).
  */
 export async function install(
   log: (l: string) => void = () => {},
-  opts: InstallAsk & { clock?: ProgressClock } = {},
+  opts: InstallAsk & { clock?: ProgressClock; ready?: PartsReady } = {},
 ): Promise<{ manifest: Manifest; changed: string[] }> {
+  try {
+    const r = await installParts(log, opts);
+    opts.ready?.end();
+    return r;
+  } catch (err) {
+    opts.ready?.end(err as Error);
+    throw err;
+  }
+}
+
+async function installParts(log: (l: string) => void, opts: InstallAsk & { clock?: ProgressClock; ready?: PartsReady }): Promise<{ manifest: Manifest; changed: string[] }> {
   mkdirSync(cacheDir(), { recursive: true });
   let prev: Manifest | undefined;
   try {
@@ -373,10 +386,20 @@ export async function install(
   const old = (n: string) => prev?.components.find((c) => c.name === n);
   const same = (c: Component) => JSON.stringify(c) === JSON.stringify(old(c.name));
   const progress = new InstallProgress(log, opts.clock);
-  const step: ComponentStep = (name, run) => progress.part(name, run, (c) => (same(c) ? 'in place' : 'installed'));
+  // Each part, as it ends, goes to `ready` (a rig up beside this install waits there).
+  const step: ComponentStep = (name, run) =>
+    progress.part(name, run, (c) => (same(c) ? 'in place' : 'installed')).then((c) => {
+      opts.ready?.done(name, c);
+      return c;
+    });
   const plan = installPlan(opts, prev?.components.map((c) => c.name) ?? []);
   const [apt, maven, goBuilds, nodeBin] = await Promise.allSettled([
-    progress.part('apt packages', (note) => debianPackages(note), (r) => (r.installed.length ? `installed ${r.installed.join(', ')}` : 'all present')),
+    progress
+      .part(APT_PART, (note) => debianPackages(note), (r) => (r.installed.length ? `installed ${r.installed.join(', ')}` : 'all present'))
+      .then((r) => {
+        opts.ready?.done(APT_PART);
+        return r;
+      }),
     (async () => {
       const k = await step('kafka', (note) => kafka(old('kafka'), note));
       // Apache Flink for the Flink engine plug (engine/flink/): jars, the S3 plugin, the job, the agent.

@@ -12,12 +12,13 @@ import { stateDir } from '../lib/paths.ts';
 import { uploadFile } from './deploy.ts';
 import { removeRuntimeFiles } from './down.ts';
 import { claimDataDirCommand } from './host-files.ts';
-import { component, node as currentNode, readManifest, storeComponent } from './install.ts';
+import { component, node as currentNode, readManifest, storeComponent, type Component } from './install.ts';
 import { readInventory } from './inventory.ts';
 import { assertInventoryReady, checkInventory, type InventoryNeeds } from './inventory-doctor.ts';
 import { recordPid } from './journal.ts';
 import { deployKafka, KAFKA_SERVICE, type BrokerNode } from './kafka.ts';
 import { BRIDGE, checkLocalPreconditions, clearLocal, createLocalHosts, namespaceOf, SUBNET } from './local.ts';
+import { APT_PART, type PartsReady } from './parts-ready.ts';
 import { servicePid } from './process.ts';
 import { removeTaggedRules, stopAllServices } from './services.ts';
 import { closeAllRemotes, remoteFor } from './ssh.ts';
@@ -38,6 +39,12 @@ export interface RigUpOptions {
   needs?: Omit<InventoryNeeds, 'store'>;
   /** The store to run on the store host (default minio). */
   store?: StoreKind;
+  /**
+   * The parts from an install running beside this rig up (smoke on a fresh machine), in place
+   * of the install manifest: the local hosts wait for the Debian packages, Kafka for its jars,
+   * the store host for its binary and the engine hosts for Node, each only for its own part.
+   */
+  parts?: PartsReady;
   log?: (line: string) => void;
 }
 
@@ -49,12 +56,22 @@ function writeState(state: RigState): void {
 }
 
 /** Deploys every service onto hosts that are reachable over SSH. */
-export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], log: (l: string) => void, storeKind: StoreKind = 'minio'): Promise<RigState> {
-  const manifest = readManifest();
-  const kafka = component(manifest, 'kafka');
-  const storeBinary = await storeComponent(STORE_COMPONENTS[storeKind], log);
-  // This checkout's Node, not necessarily the one of the clone that last wrote the shared manifest.
-  const node = await currentNode(manifest.components.find((c) => c.name === 'node'));
+export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], log: (l: string) => void, storeKind: StoreKind = 'minio', parts?: PartsReady): Promise<RigState> {
+  // From the manifest, checked before anything is touched; or each as an install beside this finishes it.
+  let kafkaPart: Promise<Component>, storePart: Promise<Component>, nodePart: Promise<Component>;
+  if (parts) {
+    // Awaited only after SSH and the clearing below: a failed install must not be an unhandled rejection meanwhile.
+    const later = (p: Promise<Component>) => (p.catch(() => {}), p);
+    kafkaPart = later(parts.component('kafka'));
+    storePart = later(parts.component(STORE_COMPONENTS[storeKind]));
+    nodePart = later(parts.component('node'));
+  } else {
+    const manifest = readManifest();
+    kafkaPart = Promise.resolve(component(manifest, 'kafka'));
+    storePart = Promise.resolve(await storeComponent(STORE_COMPONENTS[storeKind], log));
+    // This checkout's Node, not necessarily the one of the clone that last wrote the shared manifest.
+    nodePart = Promise.resolve(await currentNode(manifest.components.find((c) => c.name === 'node')));
+  }
 
   // Everyone answers over SSH (with a pinned key) before anything is deployed.
   const t0 = Date.now();
@@ -78,18 +95,21 @@ export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], 
 
   const [kafkaEndpoint, store] = await Promise.all([
     (async () => {
+      const kafka = await kafkaPart;
       const t = Date.now();
       const e = await deployKafka(brokers, kafka.path, kafka.version, log);
       log(`kafka: ${brokers.length} KRaft nodes up, bootstrap ${e.bootstrap} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
       return e;
     })(),
     (async () => {
+      const storeBinary = await storePart;
       const t = Date.now();
       const s = await deployStore(remoteFor(storeHost), storeKind, storeBinary.path, storeBinary.version, log);
       log(`store: ${storeKind} up at ${s.endpoint.endpoint}, bucket ${s.endpoint.bucket} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
       return s;
     })(),
     (async () => {
+      const node = await nodePart;
       const copied = await Promise.all(engineHosts.map((h) => uploadFile(remoteFor(h), node.path, `${h.dataDir}/${NODE_RELATIVE_PATH}`, 0o755)));
       log(`node ${node.version}: copied to ${copied.filter(Boolean).length} of ${engineHosts.length} engine hosts (unchanged on the rest)`);
     })(),
@@ -114,7 +134,7 @@ export async function deployServices(hosts: HostSpec[], kind: RigState['kind'], 
 
 export async function rigUp(opts: RigUpOptions = {}): Promise<RigState> {
   const log = opts.log ?? (() => {});
-  readManifest(); // fail early, before touching anything, when nothing is installed
+  if (!opts.parts) readManifest(); // fail early, before touching anything, when nothing is installed
   try {
     if (opts.inventory) {
       const hosts = readInventory(opts.inventory);
@@ -123,10 +143,11 @@ export async function rigUp(opts: RigUpOptions = {}): Promise<RigState> {
       const doctor = await checkInventory(hosts, { engines: [], clockSteps: false, ...opts.needs, store: opts.store ?? 'minio' }, remoteFor);
       assertInventoryReady(doctor, opts.inventory);
       log(`doctor: ${doctor.checks.length} checks passed on ${hosts.length} hosts`);
-      const state = await deployServices(hosts, 'inventory', log, opts.store);
+      const state = await deployServices(hosts, 'inventory', log, opts.store, opts.parts);
       writeState(state);
       return state;
     }
+    if (opts.parts) await opts.parts.wait(APT_PART); // sshd, iptables and iproute2 before any namespace
     checkLocalPreconditions();
     if (existsSync(rigStatePath()) || existsSync(`${stateDir()}/teardown.jsonl`)) log('clearing a rig left by an earlier run');
     const cleared = await clearLocal(log);
@@ -138,7 +159,7 @@ export async function rigUp(opts: RigUpOptions = {}): Promise<RigState> {
     try {
       const hosts = await createLocalHosts(log);
       log(`namespaces, bridge ${BRIDGE} and sshd up on ${hosts.length} hosts (${((Date.now() - t) / 1000).toFixed(1)} s)`);
-      state = await deployServices(hosts, 'local', log, opts.store);
+      state = await deployServices(hosts, 'local', log, opts.store, opts.parts);
       state.local = { bridge: BRIDGE, subnet: SUBNET, namespaces: hosts.map((h) => namespaceOf(h.name)) };
       writeState(state);
     } catch (err) {

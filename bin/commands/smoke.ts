@@ -7,6 +7,8 @@ import { install } from '../../rig/install.ts';
 import type { InstallAsk } from '../../rig/install-plan.ts';
 import { loadCampaign } from '../../campaigns/load.ts';
 import { rigDown } from '../../rig/down.ts';
+import { PartsReady } from '../../rig/parts-ready.ts';
+import { rigUp } from '../../rig/up.ts';
 import { printVerdict } from './campaign-run.ts';
 import { ENGINE_NAMES } from '../../engine/index.ts';
 import { FAULT_KIND_NAMES as FAULT_KINDS } from '../../lib/fault-kinds.ts';
@@ -73,7 +75,8 @@ failed check stops it, except what smoke sets up itself (the cache), which only 
     console.error(renderDoctor(doc).split('\n').map((l) => `doctor: ${l}`).join('\n'));
     if (!doc.ok) throw new QualError('PRECONDITION', "this machine cannot run the smoke rehearsal yet: fix the FAIL lines above ('clink-qual doctor' checks again)");
     const file = path.resolve(repoRoot, campaign);
-    await install((l) => console.error(`rig install: ${l}`), smokeInstallAsk(file));
+    const ask = smokeInstallAsk(file);
+    const installLog = (l: string) => console.error(`rig install: ${l}`);
     const { readRigState } = await import('../../rig/state.ts');
     let broughtUp = false;
     try {
@@ -81,8 +84,25 @@ failed check stops it, except what smoke sets up itself (the cache), which only 
     } catch {
       broughtUp = true;
     }
+    // run.log's first lines: this rig up's, with their times (the run directory does not exist yet).
+    const earlierLog: string[] = [];
     try {
-      const { runDir, verdict } = await runCampaign({ campaignFile: file, rigUpIfMissing: true, ...(rehearsal ? { rehearsal } : {}) });
+      if (!broughtUp) await install(installLog, ask);
+      else {
+        // No rig: bring it up beside the install, each host waiting only for its own part, so
+        // that on a fresh machine the brokers and engine hosts are up while MinIO still builds.
+        const parts = new PartsReady();
+        const upLog = (l: string) => {
+          console.error(`rig up: ${l}`);
+          earlierLog.push(`${new Date().toISOString()} ${l}\n`);
+        };
+        upLog('no rig is up: bringing up the local rig beside the install');
+        const [installed, up] = await Promise.allSettled([install(installLog, { ...ask, ready: parts }), rigUp({ store: loadCampaign(file, { engines: ENGINE_NAMES }).store ?? 'minio', log: upLog, parts })]);
+        // An install that failed is the cause; the rig up it left waiting tore down what it had made.
+        if (installed.status === 'rejected') throw installed.reason;
+        if (up.status === 'rejected') throw up.reason;
+      }
+      const { runDir, verdict } = await runCampaign({ campaignFile: file, rigUpIfMissing: true, earlierLog, ...(rehearsal ? { rehearsal } : {}) });
       printVerdict(runDir, verdict);
       return verdict.exitCode;
     } finally {

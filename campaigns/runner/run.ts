@@ -61,6 +61,8 @@ export interface RunOptions {
   rehearsal?: string;
   /** --seed, --soak, --rate: applied to the loaded campaign before planning, recorded in campaign.resolved.json (not with replay). */
   overrides?: Overrides;
+  /** Lines, each stamped and ending in a newline, that open run.log before the run's own (smoke's rig up, run before the run). */
+  earlierLog?: readonly string[];
 }
 
 export interface RunResult {
@@ -128,7 +130,7 @@ export async function prepareRun(opts: RunOptions): Promise<RunInputs> {
   const progress = opts.progress ?? new Progress();
   // The harness's log: the terminal, and runs/<id>/run.log once the run directory exists (earlier lines are kept and written then).
   let runLog: string | undefined;
-  const earlyLog: string[] = [];
+  const earlyLog: string[] = [...(opts.earlierLog ?? [])];
   const log = (l: string) => {
     progress.log(l);
     const line = `${new Date().toISOString()} ${l}\n`;

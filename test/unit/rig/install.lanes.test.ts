@@ -12,6 +12,7 @@ import t from 'tap';
 import { QualError } from '../../../lib/errors.ts';
 import { install, installForEngine, manifestPath, PINS, readManifest } from '../../../rig/install.ts';
 import { flinkBuiltVersions } from '../../../rig/install-flink.ts';
+import { APT_PART, PartsReady } from '../../../rig/parts-ready.ts';
 import { fakeTools } from '../../helpers/fake-tools.ts';
 
 const tools = fakeTools();
@@ -75,6 +76,33 @@ t.test('the Maven lane and the Go lane run at once; each part starts, ends with 
   t.equal(tools.calls('mvn').length, mvn, 'and runs no Maven');
   t.equal(tools.calls('go').length, go, 'and no go');
   for (const part of PARTS.filter((p) => p !== 'apt packages')) t.ok(again.some((l) => new RegExp(`^${part}: in place \\(\\d+\\.\\d s\\)$`).test(l)), `${part}: in place`);
+});
+
+t.test('ready: each part as it ends, before the install ends; what install did not finish fails its waiters', async (t) => {
+  freshCache(t);
+  // go (MinIO's build) waits until the test has seen Kafka, Node and the Debian packages ready.
+  process.env.FAKE_GO_AWAIT = tools.file('others-seen');
+  const ready = new PartsReady();
+  let ended = false;
+  const installing = install(() => {}, { ready }).finally(() => (ended = true));
+  const kafka = await ready.component('kafka');
+  const node = await ready.component('node');
+  t.equal(await ready.wait(APT_PART), undefined, 'the Debian packages: ready, with no component');
+  t.notOk(ended, 'all three while MinIO still builds');
+  writeFileSync(tools.file('others-seen'), '');
+  const minio = await ready.component('minio');
+  const { manifest } = await installing;
+  t.same([kafka, node, minio], ['kafka', 'node', 'minio'].map((n) => manifest.components.find((c) => c.name === n)), "the components are the manifest's");
+  t.same(tools.calls().filter((l) => /timed out/.test(l)), [], 'go did not wait in vain');
+  await t.rejects(ready.wait('seaweedfs'), /rig install ended without seaweedfs/, 'a part not asked for: an error, once the install ended');
+
+  freshCache(t);
+  process.env.FAKE_GO_FAIL = 'no route to proxy.golang.org';
+  const failing = new PartsReady();
+  const waiting = failing.component('minio');
+  await t.rejects(install(() => {}, { ready: failing }));
+  await t.rejects(waiting, /go: no route to proxy\.golang\.org/, "a waiter for the failed part gets the install's error");
+  t.ok(await failing.component('kafka'), 'a part that ended before the failure stays ready');
 });
 
 t.test('a failing lane: the other lanes finish, then its error is thrown; the summary names the failed part', async (t) => {
