@@ -25,6 +25,16 @@ export function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Bash: `svc_pid DIR` sets p to the PID in the service folder DIR's pid file while that process
+ * lives, else to nothing. A PID is reused once its process is gone (pid_max is often 32768),
+ * so the process must also have the start time recorded beside it (pid.start, /proc/PID/stat's
+ * 22nd field, written at the start); a folder without pid.start is taken at its PID alone.
+ * Without this, a worker killed by a fault, whose PID another process took meanwhile, would be
+ * taken as running: not started again, and that other process signalled in its place.
+ */
+export const SERVICE_PID_SH = `svc_pid() { p=$(cat "$1/pid" 2>/dev/null); [ -n "$p" ] && [ -r /proc/$p/stat ] || { p=; return 0; }; w=$(cat "$1/pid.start" 2>/dev/null); [ -z "$w" ] || [ "$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -d' ' -f20)" = "$w" ] || p=; return 0; }`;
+
 /** Starts the service detached (setsid, stdio to out.log, appended). Returns its PID. */
 export async function startService(remote: Remote, spec: ServiceSpec): Promise<number> {
   const dir = serviceDir(remote, spec.name);
@@ -35,7 +45,8 @@ export async function startService(remote: Remote, spec: ServiceSpec): Promise<n
   const r = await remote.exec(
     // The braces keep the background job to setsid alone (its stdio redirected), so the SSH
     // channel closes at once and $! is the program's PID (setsid, nohup and run.sh all exec).
-    `cd ${shQuote(dir)} && echo "=== start $(date -u +%FT%TZ)" >> out.log && { setsid nohup bash run.sh >> out.log 2>&1 < /dev/null & echo $! > ${shQuote(dir)}/pid; } && cat ${shQuote(dir)}/pid`,
+    // pid.start: the process's start time, so that a later reader knows a reused PID (SERVICE_PID_SH).
+    `cd ${shQuote(dir)} && echo "=== start $(date -u +%FT%TZ)" >> out.log && { setsid nohup bash run.sh >> out.log 2>&1 < /dev/null & echo $! > pid; sed 's/.*) //' /proc/$!/stat 2>/dev/null | cut -d' ' -f20 > pid.start; } && cat pid`,
   );
   const pid = Number(r.stdout.trim());
   if (!Number.isInteger(pid) || pid <= 0) throw new QualError('REMOTE_COMMAND_FAILED', `${remote.host.name}: could not start ${spec.name}: ${r.stderr}`);
@@ -46,7 +57,7 @@ export async function startService(remote: Remote, spec: ServiceSpec): Promise<n
 export async function servicePid(remote: Remote, name: string): Promise<number | null> {
   const dir = serviceDir(remote, name);
   const r = await remote.exec(
-    `p=$(cat ${shQuote(dir)}/pid 2>/dev/null) || exit 0; [ -n "$p" ] && [ -r /proc/$p/stat ] || exit 0; s=$(awk '{print $3}' /proc/$p/stat); [ "$s" = Z ] && exit 0; echo $p`,
+    `${SERVICE_PID_SH}; svc_pid ${shQuote(dir)}; [ -n "$p" ] || exit 0; s=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -d' ' -f1); [ -n "$s" ] && [ "$s" != Z ] || exit 0; echo $p`,
     { check: false },
   );
   const pid = Number(r.stdout.trim());

@@ -3,20 +3,20 @@
  * (<dataDir>/services/<name>/pid): the rig's own services and anything an engine started
  * the same way.
  */
-import { shQuote, stopService } from './process.ts';
+import { SERVICE_PID_SH, shQuote, stopService } from './process.ts';
 import type { Remote } from './remote.ts';
 
 export interface HostService {
   name: string;
   pid: number | null;
-  /** running, paused (SIGSTOPped) or dead (no live process for the recorded PID). */
+  /** running, paused (SIGSTOPped) or dead (no live process for the recorded PID, or that PID now names another process). */
   state: 'running' | 'paused' | 'dead';
 }
 
 export async function listServices(remote: Remote): Promise<HostService[]> {
   const dir = `${remote.host.dataDir}/services`;
   const r = await remote.exec(
-    `cd ${shQuote(dir)} 2>/dev/null || exit 0; for d in */; do [ -d "$d" ] || continue; n=\${d%/}; p=$(cat "$n/pid" 2>/dev/null); s=gone; if [ -n "$p" ] && [ -r /proc/$p/stat ]; then s=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f1); fi; echo "$n \${p:-0} $s"; done`,
+    `${SERVICE_PID_SH}; cd ${shQuote(dir)} 2>/dev/null || exit 0; for d in */; do [ -d "$d" ] || continue; n=\${d%/}; svc_pid "$n"; s=gone; if [ -n "$p" ]; then s=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -d' ' -f1); fi; echo "$n \${p:-0} \${s:-gone}"; done`,
     { check: false, timeoutMs: 15_000 },
   );
   const out: HostService[] = [];

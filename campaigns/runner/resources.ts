@@ -24,7 +24,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import type { ProcessResources, ResourceSample } from '../../lib/evidence.ts';
 import { sleep } from '../../lib/sleep.ts';
 import { kafkaPaths } from '../../rig/kafka.ts';
-import { shQuote } from '../../rig/process.ts';
+import { SERVICE_PID_SH, shQuote } from '../../rig/process.ts';
 import type { Remote } from '../../rig/remote.ts';
 import { minioDataDir, storeDrivesOf, storeKindOf, STORE_DATA_DIRS } from '../../rig/store.ts';
 import type { HostSpec, RigState, StoreKind } from '../../rig/types.ts';
@@ -60,7 +60,8 @@ export function hostProbeCommand(host: HostSpec, disks: { what: string; path: st
     'echo "boot $(cat /proc/sys/kernel/random/boot_id 2>/dev/null)"',
     `echo "mem $(awk '/^MemTotal:/{t=$2} /^MemAvailable:/{a=$2} END{print t, a}' /proc/meminfo)"`,
     'echo "tck $(getconf CLK_TCK)"',
-    `if cd ${shQuote(`${host.dataDir}/services`)} 2>/dev/null; then for d in */; do [ -d "$d" ] || continue; n=\${d%/}; p=$(cat "$n/pid" 2>/dev/null); [ -n "$p" ] && [ -r /proc/$p/stat ] || continue; st=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null) || continue; r=$(awk '/^VmRSS:/{print $2}' /proc/$p/status 2>/dev/null); echo "proc $n $p \${r:-0} $st"; done; fi`,
+    SERVICE_PID_SH,
+    `if cd ${shQuote(`${host.dataDir}/services`)} 2>/dev/null; then for d in */; do [ -d "$d" ] || continue; n=\${d%/}; svc_pid "$n"; [ -n "$p" ] || continue; st=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null) || continue; r=$(awk '/^VmRSS:/{print $2}' /proc/$p/status 2>/dev/null); echo "proc $n $p \${r:-0} $st"; done; fi`,
     ...disks.map(
       (d) => `if [ -d ${shQuote(d.path)} ]; then echo "disk ${d.what} $(du -sk ${shQuote(d.path)} 2>/dev/null | cut -f1) $(df -Pk ${shQuote(d.path)} | awk 'NR==2{print $4, $6}')"; else echo "disk ${d.what} missing"; fi`,
     ),
