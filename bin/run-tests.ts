@@ -20,6 +20,12 @@
  * (named when they start) and is printed whole after the rig tests; one line says when they
  * end. --serial runs them first, as before.
  *
+ * The rig tests run one file at a time, but for those that bring up a rig of their own
+ * (RIG_OWN_HOSTS: test/rig/inventory-bare.test.ts, eight bare hosts in cqb-* namespaces on their
+ * own bridge and subnet, its own state directory): they run beside the others from the start,
+ * their output to a file printed when they end, and the last files (test/rig/zz-*, which take
+ * the local rig down) wait for them. --serial runs them in line with the others.
+ *
  * Options: --unit (only 1 and 2), --serial, or file paths to run just those tests (with the
  * rig when any is under test/rig). Anything else is refused (exit 254) before anything runs.
  */
@@ -38,11 +44,12 @@ Type-checks the tree, runs the unit tests (test/unit), then brings the local rig
 the integration tests (test/rig) one file at a time and tears the rig down.
 
 By default the unit tests run beside the rig's install, rig up and the rig tests, at nice 19
-(their output is printed whole after the rig tests).
+(their output is printed whole after the rig tests), and the rig tests that bring up a rig
+on hosts of their own (test/rig/inventory-bare.test.ts) run beside the other rig tests.
 
 Options:
   --unit        only the type-check and the unit tests (no rig)
-  --serial      the unit tests first, then the rig (not beside it)
+  --serial      the unit tests first, then the rig tests, one file at a time
   -h, --help    show this help
 Arguments:
   FILE          run just these test files (the rig comes up only if one is under test/rig)
@@ -209,6 +216,24 @@ export function unitBesideRig(args: TestArgs, unitFiles: readonly string[], rigF
 }
 
 /**
+ * Rig tests that bring up a rig of their own, on their own hosts, subnet and state directory:
+ * they share only the machine with the local rig's tests, so they run beside them.
+ */
+export const RIG_OWN_HOSTS: readonly string[] = ['test/rig/inventory-bare.test.ts'];
+
+/**
+ * The rig test files in the order they run: `main` one at a time on the local rig, `beside`
+ * (RIG_OWN_HOSTS) alongside `main` from its start, then `last` (test/rig/zz-*: they take the
+ * local rig down) once both have ended. --serial: everything in `main`, in name order.
+ */
+export function rigTestLanes(rigFiles: readonly string[], serial: boolean): { main: string[]; beside: string[]; last: string[] } {
+  if (serial) return { main: [...rigFiles], beside: [], last: [] };
+  const isLast = (f: string) => path.basename(f).startsWith('zz-');
+  const beside = rigFiles.filter((f) => RIG_OWN_HOSTS.includes(f));
+  return { main: rigFiles.filter((f) => !beside.includes(f) && !isLast(f)), beside, last: rigFiles.filter((f) => !beside.includes(f) && isLast(f)) };
+}
+
+/**
  * The `rig install` arguments of a test run: the rig's own parts; Flink's too when the Flink
  * rig test will run (CLINK_QUAL_FLINK=1 turns it on, test/rig/flink-cluster.test.ts), so they
  * are installed in this step, timed, rather than inside the test (whose deploy would install
@@ -269,20 +294,20 @@ async function main(argv: string[]): Promise<number> {
     if (!ok) failures.push(name);
     return ok;
   };
-  // tap clears .tap/processinfo when a run starts, so the run beside the rig's (started first)
-  // would lose the records written before the rig tests began: it gathers its own as it goes.
-  // `beside`: that run, at nice 19, its output to this file.
-  const tapRun = async (name: string, files: string[], opts: { env?: NodeJS.ProcessEnv; beside?: string } = {}) => {
-    if (!opts.beside) console.log(`# ${name}`);
+  // tap clears .tap/processinfo when a run starts, so a run beside another would lose the
+  // records written before the other began: each gathers its own files' records as it goes.
+  // `log`: a run beside others, its output to this file; `nice`: at nice 19.
+  const tapRun = async (name: string, files: string[], opts: { env?: NodeJS.ProcessEnv; log?: string; nice?: boolean } = {}) => {
+    if (!opts.log) console.log(`# ${name}`);
     const t0 = Date.now();
     const own = new Set(files);
     const records = new Map<string, number>();
     const gather = () => {
       for (const [f, ms] of readProcessTimes(path.join(repoRoot, '.tap', 'processinfo'))) if (own.has(f)) records.set(f, ms);
     };
-    const timer = opts.beside ? setInterval(gather, 5_000) : undefined;
-    const [cmd, argv] = opts.beside ? ['nice', ['-n', '19', tap, ...files]] : [tap, files];
-    const { code, output } = await run(cmd, argv, { capture: true, env: opts.env, log: opts.beside });
+    const timer = setInterval(gather, 5_000);
+    const [cmd, argv] = opts.nice ? ['nice', ['-n', '19', tap, ...files]] : [tap, files];
+    const { code, output } = await run(cmd, argv, { capture: true, env: opts.env, log: opts.log });
     clearInterval(timer);
     gather();
     const c = parseTapCounts(output);
@@ -320,7 +345,7 @@ async function main(argv: string[]): Promise<number> {
     besideLog = path.join(scratch, 'unit-tests.tap');
     const t0 = Date.now();
     console.log(`# unit tests: ${unitFiles.length} files beside the rig's steps, at nice 19; their output goes to ${besideLog} and is printed after the rig tests`);
-    beside = tapRun('unit tests (beside the rig)', unitFiles, { env, beside: besideLog }).then((c) =>
+    beside = tapRun('unit tests (beside the rig)', unitFiles, { env, log: besideLog, nice: true }).then((c) =>
       console.log(`# unit tests (beside the rig) ended after ${took(t0)}: ${c ? `${c.pass} passed, ${c.fail} failed` : 'tap printed no counts'}`),
     );
   } else if (unitFiles.length) await tapRun('unit tests', unitFiles, { env });
@@ -345,7 +370,25 @@ async function main(argv: string[]): Promise<number> {
     const install = rigInstallArgs(process.env);
     if (await step(install.join(' '), node, [cli, ...install])) {
       rigUp = true;
-      if (await step('rig up', node, [cli, 'rig', 'up'])) await tapRun('integration tests on the rig', rigFiles);
+      if (await step('rig up', node, [cli, 'rig', 'up'])) {
+        const lanes = rigTestLanes(rigFiles, args.serial);
+        const ownLog = path.join(scratch, 'rig-own-hosts.tap');
+        let own: Promise<unknown> | undefined;
+        if (lanes.beside.length) {
+          const t0 = Date.now();
+          console.log(`# rig tests on hosts of their own (${lanes.beside.join(', ')}) beside the others; their output goes to ${ownLog} and is printed when they end`);
+          own = tapRun('rig tests on hosts of their own (beside the others)', lanes.beside, { log: ownLog }).then((c) =>
+            console.log(`# rig tests on hosts of their own ended after ${took(t0)}: ${c ? `${c.pass} passed, ${c.fail} failed` : 'tap printed no counts'}`),
+          );
+        }
+        if (lanes.main.length) await tapRun('integration tests on the rig', lanes.main);
+        if (own) {
+          await own;
+          console.log(`# rig tests on hosts of their own, their output from ${ownLog}:`);
+          process.stdout.write(readFileSync(ownLog));
+        }
+        if (lanes.last.length) await tapRun('integration tests on the rig, last', lanes.last);
+      }
       await down();
     }
   }

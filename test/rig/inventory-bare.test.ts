@@ -12,7 +12,8 @@
  *   - a campaign SIGKILLed the moment its partition landed: the host heals itself by its own
  *     dead-man timer (test/helpers/dead-man-check.ts, as on the local rig);
  *   - `rig down`: no process but sshd, no iptables rule, no mount, only what a down keeps in
- *     each dataDir, and the local rig's cq-* namespaces untouched;
+ *     each dataDir, and the local rig's cq-* namespaces and their sshd, Kafka and store
+ *     untouched (its engine is not compared: the local rig's own tests run beside this one);
  *   - `rig down --inventory FILE --purge`: every host's tree exactly as it was found.
  *
  * Everything it made (namespaces, bridge, sshds, the user and its sudoers file, the host
@@ -67,12 +68,25 @@ function hostSeen(ns: string): { pids: number[]; iptables: string } {
   return { pids: namespacePids(ns).sort((a, b) => a - b), iptables: ipt.stdout };
 }
 
-/** The local rig's namespaces and the processes in each (rig down of an inventory must not touch them). */
+/** A process of the rig itself (a host's sshd, a Kafka broker, the store), by its command line; false once it is gone. */
+function rigOwnProcess(pid: number): boolean {
+  try {
+    return /^sshd: .*\[listener\]|kafka\.Kafka|minio server|weed /.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The local rig's namespaces and, in each, the rig's own processes: its sshd, Kafka, the store
+ * (rig down of an inventory must not touch them). Not the engine's: the local rig's tests run
+ * beside this one (bin/run-tests.ts RIG_OWN_HOSTS), and their campaigns start and kill it.
+ */
 function localRig(): Record<string, number[]> {
   const out: Record<string, number[]> = {};
   for (const l of spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout.split('\n')) {
     const ns = l.trim().split(/\s+/)[0] ?? '';
-    if (ns.startsWith('cq-')) out[ns] = namespacePids(ns).sort((a, b) => a - b);
+    if (ns.startsWith('cq-')) out[ns] = namespacePids(ns).filter(rigOwnProcess).sort((a, b) => a - b);
   }
   return out;
 }
@@ -153,6 +167,7 @@ t.test('the inventory rig on bare hosts, as a sudo user: rig up, quick to a PASS
   await closeAllRemotes();
 
   const before = localRig();
+  t.ok(Object.keys(before).length === 0 || Object.values(before).every((pids) => pids.length > 0), `each local host's own processes seen (${Object.entries(before).map(([ns, p]) => `${ns} ${p.length}`).join(', ') || 'no local rig'})`);
   const down = cli('rig', 'down');
   t.equal(down.status, 0, `rig down exit 0: ${down.stdout.slice(-1500)} ${down.stderr.slice(-1500)}`);
   t.same(localRig(), before, "rig down of the inventory left the local rig's cq-* namespaces and their processes as they were");

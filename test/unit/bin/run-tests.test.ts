@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { failedAssertions, parseTapCounts, parseTestArgs, rigInstallArgs, unitBesideRig, unitEnv, UsageError } from '../../../bin/run-tests.ts';
+import { failedAssertions, listTests, parseTapCounts, parseTestArgs, RIG_OWN_HOSTS, rigInstallArgs, rigTestLanes, unitBesideRig, unitEnv, UsageError } from '../../../bin/run-tests.ts';
 import { repoRoot } from '../../../lib/paths.ts';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'tap');
@@ -69,7 +69,8 @@ t.test('a fresh tap run of the fixtures prints the captured counts', async (t) =
   const r = spawnSync(tap, ['test/fixtures/tap/mixed.ts', 'test/fixtures/tap/crash.ts'], { cwd: repoRoot, env, encoding: 'utf8', timeout: 120_000 });
   t.equal(r.status, 1, 'tap fails the run');
   t.same(parseTapCounts(r.stdout), parseTapCounts(captured));
-  t.same(failedAssertions(r.stdout), failedAssertions(captured));
+  // tap may run the two files in either order (it has put crash.ts last here under load).
+  t.same(failedAssertions(r.stdout).sort(), failedAssertions(captured).sort());
 });
 
 t.test('every unit test mirrors a source: test/unit/<dir>/<file>[.<aspect>].test.ts tests <dir>/<file>.ts (or <dir>/<file>.sh, a script)', async (t) => {
@@ -114,4 +115,18 @@ t.test('the unit tests run beside the rig only when both kinds run and --serial 
   t.equal(env.CLINK_QUAL_STATE, '/tmp/x/state', "a state directory of their own, never the rig's (nor its lock)");
   t.equal(env.CLINK_QUAL_CACHE, '/c', 'the rest of the environment kept');
   t.equal(env.PATH, '/bin');
+});
+
+t.test('rig test lanes: a rig of its own beside the others, test/rig/zz-* after both; --serial: one line in name order', async (t) => {
+  const rig = listTests('test/rig');
+  t.ok(RIG_OWN_HOSTS.every((f) => rig.includes(f)), `every file run beside is a rig test: ${RIG_OWN_HOSTS.join(', ')}`);
+  const lanes = rigTestLanes(rig, false);
+  t.same(lanes.beside, RIG_OWN_HOSTS, 'beside: the tests with hosts of their own');
+  t.same(lanes.last, rig.filter((f) => path.basename(f).startsWith('zz-')), 'last: the files that take the local rig down');
+  t.ok(lanes.last.includes('test/rig/zz-rig-down.test.ts'));
+  t.same([...lanes.main, ...lanes.beside, ...lanes.last].sort(), rig, 'every rig file runs once');
+  t.ok(lanes.main.includes('test/rig/campaign-mutant.test.ts') && !lanes.main.some((f) => lanes.beside.includes(f) || lanes.last.includes(f)), 'the rest in main');
+  t.same(rigTestLanes(rig, true), { main: rig, beside: [], last: [] }, '--serial: all in main, in name order');
+  t.same(rigTestLanes(['test/rig/rig-ssh.test.ts'], false), { main: ['test/rig/rig-ssh.test.ts'], beside: [], last: [] }, 'a file asked for alone');
+  t.same(rigTestLanes(['test/rig/inventory-bare.test.ts'], false), { main: [], beside: ['test/rig/inventory-bare.test.ts'], last: [] });
 });
