@@ -46,7 +46,8 @@ const command: Command = {
   name: 'smoke',
   summary: 'Run the smoke rehearsal (campaigns/quick.yaml) on the local rig, setting up what is missing',
   description: `Installs what the rig needs (idempotent; the parts of the campaign's engine and store
-too, so Flink's only for a Flink campaign), brings up the local rig if none is up,
+too, so Flink's only for a Flink campaign), brings up the local rig if none is up (beside
+the install: only the store host waits for a MinIO build),
 runs campaigns/quick.yaml (7 of the ${FAULT_KINDS.length} fault kinds: worker-kill, coordinator-kill,
 protocol-point, store-outage, partition, packet-loss, broker-restart; every mandatory
 protocol point; the store-down-during-worker-recovery composition; in about six minutes;
