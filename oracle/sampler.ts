@@ -37,6 +37,7 @@ export class Sampler {
   readonly #o: SamplerOptions;
   readonly #startedAt = Date.now();
   #timer: AbortController | undefined;
+  #nap: AbortController | undefined;
   #loop: Promise<void> | undefined;
   #stuckError: QualError | undefined;
   #samples = 0;
@@ -71,9 +72,18 @@ export class Sampler {
         const t0 = Date.now();
         await this.sample(signal);
         if (this.stuck) break;
-        await sleep(Math.max(0, (this.#o.intervalMs ?? 19_000) - (Date.now() - t0)), signal);
+        this.#nap = new AbortController();
+        await sleep(Math.max(0, (this.#o.intervalMs ?? 19_000) - (Date.now() - t0)), AbortSignal.any([signal, this.#nap.signal]));
       }
     })();
+  }
+
+  /**
+   * The next periodic sample now, not at the end of the interval (or, while one is under way,
+   * right after it): for the gate, which waits on a sample to see the first committed objects.
+   */
+  wake(): void {
+    this.#nap?.abort();
   }
 
   /** Stops the periodic sampling (a sample in progress finishes its current attempt first). */

@@ -42,7 +42,10 @@
  * The gate sees its conditions on the engine's health poll and on its own probes; during the
  * gate the health poll runs every GATE_HEALTH_POLL_MS (500 ms) and the probes every
  * GATE_POLL_MS (250 ms), not every 2 s and 1 s, which at d7fcea3 left 2–4 s of a 7–9 s gate
- * seeing what had already happened; the soak polls at the run's cadence again.
+ * seeing what had already happened; the soak polls at the run's cadence again. While it
+ * waits for the first committed objects it has the oracle sample every second
+ * (GATE_SAMPLE_NOW_MS, Sampler.wake), not at the campaign's sampleIntervalS (5 s in quick),
+ * which at ea7b86b and dc5a638 left 2.0 and 2.4 s between the first completed checkpoint and the gate seeing its objects.
  */
 import { zombieTrails } from './zombies.ts';
 import { DrainStall, drainStallRule } from './drain-stall.ts';
@@ -166,7 +169,7 @@ export const gate: Phase = async (ctx) => {
   // The gate's conditions are seen on the health poll: faster during the gate, back to the run's cadence for the soak.
   await ctx.pollHealthEvery(GATE_HEALTH_POLL_MS);
   try {
-    ctx.out.gate = await runGate(campaign, engine, ctx.controller, () => ctx.producer!.total, () => ctx.sampler!.last?.objects ?? 0, () => ctx.health, ctx.signal, log, { healed });
+    ctx.out.gate = await runGate(campaign, engine, ctx.controller, () => ctx.producer!.total, () => ctx.sampler!.last?.objects ?? 0, () => ctx.health, ctx.signal, log, { healed, sampleNow: () => ctx.sampler!.wake() });
   } finally {
     await ctx.pollHealthEvery(HEALTH_POLL_MS);
   }
@@ -439,6 +442,8 @@ export function decide(ctx: RunContext): Verdict {
 
 /** How often the gate looks at its current condition again (ms). */
 export const GATE_POLL_MS = 250;
+/** How often the gate asks the oracle for a sample now while it waits for the first committed objects (ms). */
+export const GATE_SAMPLE_NOW_MS = 1000;
 /** How often the drain asks again for a checkpoint while it has not converged (ms). */
 export const DRAIN_ASK_AGAIN_MS = 2000;
 /** How often the gate and the settle ask again while the checkpoint they wait for has not completed (ms). */
@@ -545,12 +550,17 @@ export async function runGate(
   health: () => EngineHealth | undefined,
   signal: AbortSignal,
   log: (l: string) => void,
-  /** `healed(faultId)`: whether the fault's heal was recorded (then a checkpoint after it is asked for). */
-  opts: { healed?: (faultId: string) => boolean } = {},
+  /**
+   * `healed(faultId)`: whether the fault's heal was recorded (then a checkpoint after it is asked for).
+   * `sampleNow()`: an oracle sample now rather than at its interval's end (asked at most every
+   * GATE_SAMPLE_NOW_MS while no committed object has been seen).
+   */
+  opts: { healed?: (faultId: string) => boolean; sampleNow?: () => void } = {},
 ): Promise<GateResult> {
   const deadline = Date.now() + campaign.gate.deadlineS * 1000;
   const conditions: GateCondition[] = [];
   const asker = new CheckpointAsker(engine, 'gate', log);
+  let sampledAt = 0;
   const waitUntil = async (name: string, probe: () => Promise<string | null>): Promise<boolean> => {
     let last = 'not seen';
     const ev = await poll(probe, { until: deadline, intervalMs: GATE_POLL_MS, signal, ignoreErrors: true, onError: (err) => (last = (err as Error).message) });
@@ -572,7 +582,14 @@ export async function runGate(
       if (h?.running) await asker.askEvery(ASK_AGAIN_MS);
       return null;
     })) &&
-    (await waitUntil('objects committed', async () => (objects() > 0 ? `${objects()} committed objects read by the oracle` : null))) &&
+    (await waitUntil('objects committed', async () => {
+      if (objects() > 0) return `${objects()} committed objects read by the oracle`;
+      if (Date.now() - sampledAt >= GATE_SAMPLE_NOW_MS) {
+        sampledAt = Date.now();
+        opts.sampleNow?.();
+      }
+      return null;
+    })) &&
     (await waitUntil(sinkCondition, async () => {
       const lines = await engine.sinkOpenLines();
       const workers = new Set((await engine.processes()).filter((p) => p.role === 'worker').map((p) => p.host));

@@ -12,7 +12,7 @@ import path from 'node:path';
 import t from 'tap';
 import type { ChaosController } from '../../../../chaos/controller.ts';
 import { GATE_HEALTH_POLL_MS, HEALTH_POLL_MS, RunContext, type RunInputs } from '../../../../campaigns/runner/context.ts';
-import { CheckpointAsker, drain, GATE_POLL_MS, gate, runGate, settle, soak, waitCheckpoints } from '../../../../campaigns/runner/phases.ts';
+import { CheckpointAsker, drain, GATE_POLL_MS, GATE_SAMPLE_NOW_MS, gate, runGate, settle, soak, waitCheckpoints } from '../../../../campaigns/runner/phases.ts';
 import { Progress } from '../../../../campaigns/runner/progress.ts';
 import type { EngineHealth } from '../../../../engine/engine.ts';
 import { zeroCounters, type PlannedFault } from '../../../../lib/evidence.ts';
@@ -46,6 +46,32 @@ t.test('gate: every condition shown, the gate fault landed and recovered', async
   t.match(g.conditions[3]!.evidence, /w1: open: family=s3_2pc_sink a \| w2: open/);
   t.equal(c.calls[0]!.id, 'g001', 'the gate fault is g001');
   t.match(g.conditions[5]!.evidence, /4\.2 s after the heal/);
+});
+
+t.test('gate: while no committed object is seen, an oracle sample is asked for every GATE_SAMPLE_NOW_MS', async (t) => {
+  let objects = 0;
+  const asked: number[] = [];
+  const t0 = Date.now();
+  const g = await runGate(
+    { gate: { deadlineS: 10, fault: 'worker-kill' } } as never,
+    engine(['w1'], [{ host: 'w1', line: 'open: family=s3_2pc_sink a' }]) as never,
+    controller(true, true),
+    () => 10,
+    () => objects,
+    () => health(2),
+    new AbortController().signal,
+    quiet,
+    {
+      sampleNow: () => {
+        asked.push(Date.now() - t0);
+        if (asked.length === 3) objects = 4; // the third sample sees them
+      },
+    },
+  );
+  t.equal(g.passed, true);
+  t.equal(asked.length, 3, 'asked until the objects were seen, then no more');
+  t.ok(asked.every((ms, i) => i === 0 || ms - asked[i - 1]! >= GATE_SAMPLE_NOW_MS - 50), `about a second apart: ${asked.join(', ')} ms`);
+  t.match(g.conditions[2]!.evidence, /4 committed objects read by the oracle/);
 });
 
 t.test('gate: a worker without the sink line fails that condition and leaves the rest not reached', async (t) => {
