@@ -28,7 +28,7 @@ compositions:
     steps:
       - { kind: partition, targets: [worker-2], durationS: 100 }
       - { kind: store-outage, afterS: 1, durationS: 100 }
-schedule: { startAfterS: 2, spacingS: 50 }
+schedule: { startAfterS: 2, spacingS: 20 }
 deadlines: { recoveryS: 60, drainS: 60, recountS: 60, sampleStuckS: 200 }
 oracle: { sampleIntervalS: 3 }
 `,

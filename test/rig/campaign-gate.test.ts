@@ -18,7 +18,7 @@ const file = writeCampaign(
   `name: gate-test
 seed: gate-1
 workload: { rate: 100, partitions: 4, keys: 1000, checkpointIntervalS: 4, soakS: 60 }
-gate: { deadlineS: 30, fault: worker-kill }
+gate: { deadlineS: 20, fault: worker-kill }
 faults:
   - { kind: worker-kill, count: 1, targets: [worker-1] }
 schedule: { startAfterS: 5, spacingS: 20 }

@@ -30,7 +30,7 @@ const first = writeCampaign(
   'lock-first',
   `name: lock-first
 seed: lock-1
-workload: { rate: 100, partitions: 4, keys: 1000, checkpointIntervalS: 4, soakS: 60 }
+workload: { rate: 100, partitions: 4, keys: 1000, checkpointIntervalS: 4, soakS: 50 }
 gate: { deadlineS: 90, fault: worker-kill }
 faults:
   - { kind: partition, count: 1, targets: [worker-2], durationS: 30 }
