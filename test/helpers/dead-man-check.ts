@@ -18,7 +18,7 @@ import { DEAD_MAN_MARGIN_S } from '../../rig/dead-man.ts';
 import { chaosOf, writeCampaign } from './campaign.ts';
 
 /** The partition's planned duration. */
-export const DEAD_MAN_PARTITION_S = 20;
+export const DEAD_MAN_PARTITION_S = 10;
 
 /** A campaign whose one fault is a DEAD_MAN_PARTITION_S partition of `target`; `rig` is its rig line (the local rig when omitted). */
 export function deadManCampaign(target: string, rig?: string): string {
