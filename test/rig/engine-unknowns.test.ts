@@ -94,7 +94,8 @@ t.test('clock-step: the coordinator clock jumps back 90 s; checkpoints go on', a
   const landed = await land(t, clockStep, fault('u-clock', { kind: 'clock-step', target: coord.name, offsetS: -90 }));
   t.equal(landed.evidence.host, coord.name);
   t.ok(Math.abs(Number(landed.evidence.probeOffsetS) + 90) <= 2, `a process under the coordinator host's clock reads ${landed.evidence.probeOffsetS} s`);
-  for (let i = 0; i < 6; i++) {
+  // Input while the clock is back, until two checkpoints have completed under it (at most 15 s).
+  for (let i = 0; i < 6 && (i < 2 || (await lastCompleted()) < before + 2); i++) {
     await producer.produce(500);
     await sleep(2500);
   }
@@ -113,7 +114,8 @@ t.test('process-pause: a worker frozen past the loss timeout, then resumed', asy
   const target = (await engine.activeWorkers())[0]!;
   const landed = await land(t, processPause, fault('u-pause', { kind: 'process-pause', target }));
   t.equal(landed.evidence.stateAfter, 'T', `${target} pid ${landed.evidence.pid} is stopped (state T)`);
-  for (let i = 0; i < 5; i++) {
+  // Input while it sleeps, until the job has been restored without it (at most 10 s).
+  for (let i = 0; i < 5 && (i < 2 || (await engine.health()).epoch <= epochBefore); i++) {
     await producer.produce(500);
     await sleep(2000);
   }
@@ -131,11 +133,15 @@ t.test('disk-full: the coordinator state filesystem fills; it stops loudly and r
   const landed = await land(t, diskFull, fault('u-disk', { kind: 'disk-full', target: coord.name }));
   t.match(String(landed.evidence.probeError), /No space left on device/, 'a write on the full filesystem fails with ENOSPC');
   t.ok(Number(landed.evidence.ballastBytes) > 0, `ballast of ${landed.evidence.ballastBytes} bytes`);
+  // Input while the disk is full, until the coordinator has met ENOSPC and (the correct one) stopped on it (at most 20 s).
+  const coordOut = async () => (await kit.remote(coord.name).exec(`cat ${serviceDir(kit.remote(coord.name), 'clink-coordinator')}/out.log`)).stdout;
   for (let i = 0; i < 8; i++) {
     await producer.produce(500);
     await sleep(2500);
+    const o = await coordOut();
+    if (i >= 1 && /ENOSPC|no space left/i.test(o) && (mutant === 'torn-log-append' || /FATAL: the checkpoint log could not be appended/.test(o))) break;
   }
-  const out = await kit.remote(coord.name).exec(`cat ${serviceDir(kit.remote(coord.name), 'clink-coordinator')}/out.log`);
+  const out = { stdout: await coordOut() };
   const fatal = /FATAL: the checkpoint log could not be appended/.test(out.stdout);
   const failedAppend = /ENOSPC|no space left/i.test(out.stdout);
   t.ok(fatal || mutant === 'torn-log-append', `the coordinator stopped loudly on ENOSPC (its log: ${fatal ? 'FATAL line present' : 'no FATAL line'})`);
