@@ -28,7 +28,7 @@
  *
  * Last line: `RESULT scale partitions=4,16,64 engine_max_events_per_s=a,b,c
  * engine_ratio_vs_baseline=a,b,c oracle_ns_per_event=a,b,c oracle_ratio_vs_raw_get=a,b,c
- * oracle_cpu_ns_per_event=a,b,c oracle_cpu_growth=a,b,c`.
+ * oracle_cpu_ns_per_event=a,b,c oracle_cpu_growth=a,b,c oracle_user_cpu_growth=a,b,c`.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -147,6 +147,8 @@ export interface ScaleRow {
   oracleEventsPerS: number | null;
   /** The recount's least client CPU per event over the rounds (ns). */
   oracleCpuNsPerEvent: number | null;
+  /** Its user part (ns per event): the rest is the kernel's, on loopback the store's side of each send too. */
+  oracleUserCpuNsPerEvent: number | null;
   oracleRatio: number | null;
   oracleBytesPerEvent: number | null;
   oracleRssMiBPerMillion: number | null;
@@ -167,6 +169,7 @@ export function rowOf(partitions: number, engineOut: readonly string[], oracleOu
     engineBound: boundLine ? boundLine.slice(boundLine.lastIndexOf(': ') + 2) : null,
     oracleEventsPerS: num(o?.events_per_s),
     oracleCpuNsPerEvent: num(o?.cpu_ns_per_event),
+    oracleUserCpuNsPerEvent: num(o?.cpu_user_ns_per_event),
     oracleRatio: num(o?.ratio_vs_raw_get),
     oracleBytesPerEvent: num(o?.bytes_per_event),
     oracleRssMiBPerMillion: num(o?.rss_mib_per_million_events),
@@ -183,7 +186,7 @@ const nsPerEvent = (eventsPerS: number | null): number | null => (eventsPerS ? 1
 /** The summary table, growth against the first row. */
 export function scaleTable(rows: readonly ScaleRow[]): string {
   const first = rows[0];
-  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle CPU ns/event', 'vs first', 'oracle vs raw GET', 'oracle B/event', 'oracle RSS MiB/M events'];
+  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle CPU ns/event', 'vs first', 'of it user', 'vs first', 'oracle vs raw GET', 'oracle B/event', 'oracle RSS MiB/M events'];
   const f = (v: number | null, digits = 0) => (v === null ? 'n/a' : v.toFixed(digits));
   const body = rows.map((r) => [
     String(r.partitions),
@@ -195,6 +198,8 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
     growth(nsPerEvent(r.oracleEventsPerS), nsPerEvent(first?.oracleEventsPerS ?? null)),
     f(r.oracleCpuNsPerEvent),
     growth(r.oracleCpuNsPerEvent, first?.oracleCpuNsPerEvent ?? null),
+    f(r.oracleUserCpuNsPerEvent),
+    growth(r.oracleUserCpuNsPerEvent, first?.oracleUserCpuNsPerEvent ?? null),
     f(r.oracleRatio, 3),
     f(r.oracleBytesPerEvent, 3),
     f(r.oracleRssMiBPerMillion, 2),
@@ -205,7 +210,7 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
 
 export function scaleResultLine(rows: readonly ScaleRow[]): string {
   const list = (f: (r: ScaleRow) => number | null, digits = 0) => rows.map((r) => (f(r) === null ? 'n/a' : f(r)!.toFixed(digits))).join(',');
-  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list((r) => (r.oracleCpuNsPerEvent !== null && rows[0]?.oracleCpuNsPerEvent ? r.oracleCpuNsPerEvent / rows[0].oracleCpuNsPerEvent : null), 2)}`;
+  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list((r) => (r.oracleCpuNsPerEvent !== null && rows[0]?.oracleCpuNsPerEvent ? r.oracleCpuNsPerEvent / rows[0].oracleCpuNsPerEvent : null), 2)} oracle_user_cpu_growth=${list((r) => (r.oracleUserCpuNsPerEvent !== null && rows[0]?.oracleUserCpuNsPerEvent ? r.oracleUserCpuNsPerEvent / rows[0].oracleUserCpuNsPerEvent : null), 2)}`;
 }
 
 /** Runs bench/<file> in its own process, its lines shown with a prefix and kept. */
