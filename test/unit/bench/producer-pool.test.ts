@@ -47,13 +47,13 @@ t.test('a send is numbered before the acks, split over the members, in flight to
   const members = [0, 1, 2].map((i) => new FakeMember(8, ownedBy(i, 3, 8)));
   const pool = new ProducerPool(8, members);
   FakeMember.maxAll = 0;
-  const started = Date.now();
   const p = pool.produce(1000);
   t.equal(pool.produced, 1000, 'every event numbered when produce returns');
   t.same(pool.seq, [125, 125, 125, 125, 125, 125, 125, 125]);
   await p;
-  t.ok(Date.now() - started < 3 * 20, `the three members acked together (${Date.now() - started} ms)`);
-  t.equal(FakeMember.maxAll, 3, 'three sends in flight at once');
+  // Together, not one after another: all three sends were in flight at once (counted, not
+  // timed: a wall-clock bound failed beside the rig at nice 19, 347 ms for 20 ms acks).
+  t.equal(FakeMember.maxAll, 3, 'three sends in flight at once: the members acked together');
   t.same(members.map((m) => m.sends), [[375], [375], [250]]);
   await pool.produce(7);
   const seq = pool.seq;
