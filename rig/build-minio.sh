@@ -58,7 +58,10 @@ if [ -n "$adopt" ] && [ -f "$dir/build.failed" ] && grep -qxF "id $adopt" "$dir/
 rm -rf "$dir/build.failed" "$dir/bin.tmp"
 echo "$id: go install github.com/minio/minio@$pin (started $(date -u +%FT%TZ))" >"$dir/build.log"
 rc=0
-GOBIN="$dir/bin.tmp" CGO_ENABLED=0 GOFLAGS=-trimpath go install "github.com/minio/minio@$pin" >>"$dir/build.log" 2>&1 || rc=$?
+# GOGC=400: the compiler collects its garbage less often (more memory, a few hundred MB a
+# compile). The same binary, byte for byte; 108-116 s against 127-131 s with an empty build
+# cache on 2 cores (2026-12-05, two alternating pairs).
+GOBIN="$dir/bin.tmp" CGO_ENABLED=0 GOFLAGS=-trimpath GOGC=400 go install "github.com/minio/minio@$pin" >>"$dir/build.log" 2>&1 || rc=$?
 if [ "$rc" -eq 0 ] && [ ! -f "$dir/bin.tmp/minio" ]; then
   echo "go install exited 0 but left no $dir/bin.tmp/minio" >>"$dir/build.log"
   rc=1
