@@ -72,8 +72,10 @@ export class Sampler {
         const t0 = Date.now();
         await this.sample(signal);
         if (this.stuck) break;
+        // The wait ends at the interval, at wake(), or at stop() (which aborts this too).
         this.#nap = new AbortController();
-        await sleep(Math.max(0, (this.#o.intervalMs ?? 19_000) - (Date.now() - t0)), AbortSignal.any([signal, this.#nap.signal]));
+        if (signal.aborted) break;
+        await sleep(Math.max(0, (this.#o.intervalMs ?? 19_000) - (Date.now() - t0)), this.#nap.signal);
       }
     })();
   }
@@ -89,6 +91,7 @@ export class Sampler {
   /** Stops the periodic sampling (a sample in progress finishes its current attempt first). */
   async stop(): Promise<void> {
     this.#timer?.abort();
+    this.#nap?.abort();
     await this.#loop;
   }
 
