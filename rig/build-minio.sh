@@ -60,7 +60,7 @@ echo "$id: go install github.com/minio/minio@$pin (started $(date -u +%FT%TZ))" 
 rc=0
 # GOGC=400: the compiler collects its garbage less often (more memory, a few hundred MB a
 # compile). The same binary, byte for byte; 108-116 s against 127-131 s with an empty build
-# cache on 2 cores (2026-12-05, two alternating pairs).
+# cache on 2 cores (2026-12-05, two alternating pairs: docs/qualification/fresh-smoke-62456b2/gogc-build.txt).
 GOBIN="$dir/bin.tmp" CGO_ENABLED=0 GOFLAGS=-trimpath GOGC=400 go install "github.com/minio/minio@$pin" >>"$dir/build.log" 2>&1 || rc=$?
 if [ "$rc" -eq 0 ] && [ ! -f "$dir/bin.tmp/minio" ]; then
   echo "go install exited 0 but left no $dir/bin.tmp/minio" >>"$dir/build.log"
