@@ -60,6 +60,13 @@ class ClinkEngine extends EngineHosts implements Engine {
   readonly name = 'clink';
   readonly sinkFamily = SINK_FAMILY;
   readonly commitCheck = "Clink checks the object's ETag, size and its own token in the metadata";
+  /**
+   * The lead's words on the sink (reports/report.ts). Runs recorded before this field keep the
+   * report's default sentence ("stages them as multipart parts at the barrier"), true of the
+   * engine they ran: parts were uploaded only at the barrier until 2026-12-06.
+   */
+  readonly sinkMechanism =
+    'it buffers a checkpoint interval of records and stages them as the parts of a multipart upload (each whole part as soon as it is buffered, once the subtask knows its next checkpoint; the rest at the barrier), and makes the object visible with CompleteMultipartUpload only after the checkpoint is durable.';
   /** The sink stages nothing for an empty buffer (s3-2pc-sink.ts), and one upload per subtask per checkpoint otherwise. */
   readonly commitCadence = 'each subtask commits at most one object per completed checkpoint, none for a checkpoint in which it received no records';
   /** A lost worker or a failed subtask redeploys every subtask from the last completed checkpoint, whose handles each sink completes again (coordinator.ts, s3-2pc-sink.ts). */

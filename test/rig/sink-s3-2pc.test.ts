@@ -179,6 +179,50 @@ t.test('a buffer over 5 MiB is split into parts and the ETag still matches', asy
   await sink.close();
 });
 
+t.test('parts during the interval: uploaded to the real store before the barrier, completed with the rest as one object', async (t) => {
+  const { sink } = await mkSink({ subtask: 40 });
+  sink.write(line(40, 0));
+  const [first] = await sink.prepare(1, 1);
+  await sink.commit(1, 1, [first]);
+  // Two parts' worth and some lines more (each early part is a part's worth plus under a line),
+  // written as the subtask would between two barriers.
+  const lines: string[] = [];
+  let written = 0;
+  while (written < MIN_PART_SIZE * 2 + 5000) {
+    const l = line(40, 1 + lines.length, 900);
+    lines.push(l);
+    sink.write(l);
+    written += Buffer.byteLength(l) + 1;
+  }
+  const key = `${prefix}subtask=40/epoch=1/chk=2.jsonl`;
+  // Before the barrier: checkpoint 2's upload exists and holds its first two parts.
+  const deadline = Date.now() + 30_000;
+  let early: { uploadId: string; parts: number } | null = null;
+  while (Date.now() < deadline) {
+    const [u] = await listPendingUploads(admin, bucket, await readJournal(journals.at(-1)!)).then((us) => us.filter((x) => x.key === key));
+    if (u) {
+      const parts = (await admin.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: u.uploadId }))).Parts ?? [];
+      if (parts.length === 2) {
+        early = { uploadId: u.uploadId, parts: parts.length };
+        break;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  t.ok(early, 'two parts uploaded before the barrier');
+  t.equal(await head(key), null, 'nothing visible');
+  const [h] = await sink.prepare(2, 1);
+  t.equal(h.key, key);
+  t.equal(h.uploadId, early?.uploadId, 'the barrier completed the early upload');
+  t.equal(h.parts.length, 3, 'two early parts and the rest');
+  t.ok(h.parts.slice(0, 2).every((p) => p.size >= MIN_PART_SIZE), 'the early parts are whole parts');
+  t.equal(h.records, lines.length);
+  await sink.commit(2, 1, [h]);
+  t.same(await head(key), { etag: h.expectedEtag, size: written, token: h.token }, 'HEAD matches the handle');
+  t.equal(await body(key), lines.join('\n') + '\n', 'exact bytes, in order');
+  await sink.close();
+});
+
 t.test('listPendingUploads counts an uncompleted upload and not a completed one', async (t) => {
   const { sink, journal } = await mkSink({ subtask: 5 });
   sink.write(line(5, 1));

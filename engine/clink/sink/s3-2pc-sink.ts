@@ -3,11 +3,15 @@
  * uploads). See sink-api.ts for the protocol and DESIGN.md ("Store facts that shape the
  * protocol") for the MinIO behaviour it is built around.
  *
- *  - write(): buffers lines in memory.
- *  - prepare(C, E): uploads the buffer as the parts of a multipart upload at a key unique to
+ *  - write(): buffers lines in memory. Once the sink knows the next checkpoint's id (after a
+ *    prepare, the next barrier is C + 1) and a whole part's worth is buffered, it begins that
+ *    checkpoint's multipart upload during the interval and uploads the part in the
+ *    background ("parts during the interval" below), so the barrier pays for the last part only.
+ *  - prepare(C, E): uploads what is buffered as the (last) parts of a multipart upload at a key unique to
  *    (subtask, epoch, checkpoint), journals (key, uploadId) durably (a crc32 per line), and returns the handle
  *    (parts, sizes, record count, a random token stored as metadata, and the multipart ETag
- *    the committed object must have). Nothing is visible yet.
+ *    the committed object must have). Nothing is visible yet: parts uploaded during the
+ *    interval are no more visible than parts uploaded at the barrier.
  *  - commit(C, E, handles) / recover(handles, E'): CompleteMultipartUpload, idempotently.
  *    NoSuchUpload (MinIO's answer to a second completion) is resolved by HEAD: the object
  *    must exist with the expected ETag, size and token, else a loud SinkIntegrityError.
@@ -44,6 +48,12 @@ export const SINK_FAMILY = 's3_2pc_sink';
 /** MinIO (and S3) refuse a non-last part smaller than this. */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;
 export const MAX_PARTS = 10_000;
+/**
+ * Parts uploaded during the interval that may wait for the store at once. When the store is
+ * slower than the input, further lines stay buffered (the next part is then larger) and the
+ * barrier uploads them, as it did before parts were uploaded early.
+ */
+export const MAX_EARLY_PARTS_QUEUED = 4;
 
 /** The one method of S3Client the sink uses; unit tests pass an in-process fake. */
 export interface S3Like {
@@ -462,42 +472,43 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
     return uploadId;
   }
 
-  async function uploadParts(key: string, uploadId: string, body: Buffer): Promise<{ parts: UploadPart[]; md5s: string[] }> {
+  /** Uploads one part, retried until the store keeps exactly these bytes (its ETag is their md5). */
+  async function uploadPart(key: string, uploadId: string, partNumber: number, chunk: Buffer): Promise<{ part: UploadPart; md5: string }> {
+    const localMd5 = md5Hex(chunk);
+    // Re-uploading a part number replaces it, so a retry is safe.
+    const r = await withRetry(`upload-part key=${key} part=${partNumber}`, opts.prepareDeadlineMs, async () => {
+      const out = await send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: chunk, ContentLength: chunk.length }));
+      const etag = stripQuotes(out.ETag);
+      if (etag !== localMd5) {
+        // The store stored other bytes than we sent: treat as a failed transfer and resend.
+        throw Object.assign(new Error(`part ${partNumber} of ${key}: store ETag ${etag} != local md5 ${localMd5}`), { name: 'PartEtagMismatch', $retryable: true });
+      }
+      return out.ETag as string;
+    });
+    if (!r.ok) throw new Error('unreachable');
+    return { part: { partNumber, etag: r.value, size: chunk.length }, md5: localMd5 };
+  }
+
+  async function uploadParts(key: string, uploadId: string, body: Buffer, firstPartNumber = 1): Promise<{ parts: UploadPart[]; md5s: string[] }> {
     const chunks = splitParts(body, partSize);
+    if (firstPartNumber - 1 + chunks.length > MAX_PARTS) throw new Error(`s3_2pc_sink: ${firstPartNumber - 1 + chunks.length} parts for ${key} (max ${MAX_PARTS})`);
     const parts: UploadPart[] = [];
     const md5s: string[] = [];
     for (let i = 0; i < chunks.length; i++) {
-      const chunk = chunks[i]!;
-      const partNumber = i + 1;
-      const localMd5 = md5Hex(chunk);
-      // Re-uploading a part number replaces it, so a retry is safe.
-      const r = await withRetry(`upload-part key=${key} part=${partNumber}`, opts.prepareDeadlineMs, async () => {
-        const out = await send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: chunk, ContentLength: chunk.length }));
-        const etag = stripQuotes(out.ETag);
-        if (etag !== localMd5) {
-          // The store stored other bytes than we sent: treat as a failed transfer and resend.
-          throw Object.assign(new Error(`part ${partNumber} of ${key}: store ETag ${etag} != local md5 ${localMd5}`), { name: 'PartEtagMismatch', $retryable: true });
-        }
-        return out.ETag as string;
-      });
-      if (!r.ok) throw new Error('unreachable');
-      parts.push({ partNumber, etag: r.value, size: chunk.length });
-      md5s.push(localMd5);
+      const { part, md5 } = await uploadPart(key, uploadId, firstPartNumber + i, chunks[i]!);
+      parts.push(part);
+      md5s.push(md5);
     }
     return { parts, md5s };
   }
 
-  async function stage(checkpointId: number, epoch: number, body: Buffer, records: number): Promise<UploadHandle> {
-    const key = objectKey(checkpointId, epoch);
-    const token = randomBytes(16).toString('hex');
-    const uploadId = await createUpload(key, token, checkpointId, epoch);
-    const { parts, md5s } = await uploadParts(key, uploadId, body);
+  function handleOf(checkpointId: number, epoch: number, key: string, uploadId: string, token: string, parts: UploadPart[], md5s: string[], bytes: number, records: number): UploadHandle {
     return {
       bucket,
       key,
       uploadId,
       parts,
-      bytes: body.length,
+      bytes,
       records,
       token,
       expectedEtag: multipartEtag(md5s),
@@ -505,6 +516,121 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
       checkpointId,
       epoch,
     };
+  }
+
+  async function stage(checkpointId: number, epoch: number, body: Buffer, records: number): Promise<UploadHandle> {
+    const key = objectKey(checkpointId, epoch);
+    const token = randomBytes(16).toString('hex');
+    const uploadId = await createUpload(key, token, checkpointId, epoch);
+    const { parts, md5s } = await uploadParts(key, uploadId, body);
+    return handleOf(checkpointId, epoch, key, uploadId, token, parts, md5s, body.length, records);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Parts during the interval
+  //
+  // At a high rate a checkpoint's buffer is tens of MB, and uploading it all at the barrier
+  // made the barrier (and so every event's produce → visible latency) wait for it. Once the
+  // sink knows which checkpoint comes next (`expected`: after prepare(C, E), the subtask's
+  // next barrier is C + 1 of epoch E, since barriers reach a subtask in order) and a whole
+  // part is buffered, write() hands that part to a background chain: the first part creates
+  // the checkpoint's upload (journaled before any part, as at the barrier), each part is
+  // uploaded in order, retried as at the barrier. prepare(C, E) then waits for the chain,
+  // uploads what is left as the last part and returns the same handle a barrier upload
+  // would have. Nothing of it is visible before the completion, exactly as before.
+  //  - The barrier is not C + 1 (an id was skipped, or the subtask committed on its own under
+  //    a mutant's seam): the early upload is aborted (best-effort; it is journaled) and its
+  //    bytes are staged again at the barrier's own key. The bytes of every early part are kept
+  //    until prepare has its handle, so nothing depends on the early upload.
+  //  - The early chain failed (the store refused, a deadline): prepare stages everything again,
+  //    as above; a closed sink stops the chain and prepare throws as it did.
+  //  - After open or recover the next id is unknown: nothing is uploaded before the first barrier.
+
+  interface Early {
+    checkpointId: number;
+    epoch: number;
+    key: string;
+    token: string;
+    uploadId: string | null;
+    /** Every part handed to the chain, in part-number order (kept until prepare has its handle). */
+    bodies: Buffer[];
+    records: number;
+    bytes: number;
+    parts: UploadPart[];
+    md5s: string[];
+    /** Settles when every part handed to it is uploaded or the chain failed; never rejects. */
+    chain: Promise<void>;
+    failed: unknown;
+  }
+  let expected: { checkpointId: number; epoch: number } | null = null;
+  let early: Early | null = null;
+
+  /** Hands what is buffered to the early chain as its next part (write() calls it once a part's worth is buffered). */
+  function earlyPart(): void {
+    if (!expected || closed) return;
+    if (early && (early.failed !== undefined || early.bodies.length - early.parts.length >= MAX_EARLY_PARTS_QUEUED)) return;
+    if (early && early.bodies.length >= MAX_PARTS - 1) return;
+    const body = Buffer.from(lines.join('\n') + '\n');
+    if (body.length !== bufferedBytes) throw new Error(`s3_2pc_sink: buffer accounting: ${body.length} bytes built, ${bufferedBytes} counted`);
+    const records = lines.length;
+    lines = [];
+    bufferedBytes = 0;
+    if (!early) {
+      const { checkpointId, epoch } = expected;
+      early = { checkpointId, epoch, key: objectKey(checkpointId, epoch), token: randomBytes(16).toString('hex'), uploadId: null, bodies: [], records: 0, bytes: 0, parts: [], md5s: [], chain: Promise.resolve(), failed: undefined };
+    }
+    const e = early;
+    e.bodies.push(body);
+    e.records += records;
+    e.bytes += body.length;
+    const partNumber = e.bodies.length;
+    e.chain = e.chain.then(async () => {
+      if (e.failed !== undefined) return;
+      try {
+        if (e.uploadId === null) e.uploadId = await createUpload(e.key, e.token, e.checkpointId, e.epoch);
+        const { part, md5 } = await uploadPart(e.key, e.uploadId, partNumber, body);
+        e.parts.push(part);
+        e.md5s.push(md5);
+      } catch (err) {
+        e.failed = err;
+      }
+    });
+  }
+
+  /** Aborts an early upload that will not be completed (best-effort: it is journaled, and invisible either way). */
+  async function abandonEarly(e: Early, why: string): Promise<void> {
+    ctx.log(`clink sink: subtask=${ctx.subtask} early upload for checkpoint ${e.checkpointId} epoch ${e.epoch} (${e.bodies.length} parts handed, ${e.parts.length} uploaded) not used: ${why}; its bytes are staged again at the barrier`);
+    if (e.uploadId === null || closed) return;
+    await send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: e.key, UploadId: e.uploadId })).catch(() => undefined);
+  }
+
+  /**
+   * The barrier's staging: with an early upload for this very checkpoint, the rest of the
+   * buffer becomes its last part; otherwise (none, another id, or a failed chain) the early
+   * bytes and the rest are staged together as one fresh upload, as without early parts.
+   */
+  async function stageWithEarly(checkpointId: number, epoch: number, e: Early | null, rest: Buffer, restRecords: number): Promise<UploadHandle> {
+    if (!e) return stage(checkpointId, epoch, rest, restRecords);
+    await e.chain;
+    if (closed) throw new SinkClosedError('staging');
+    if (e.checkpointId === checkpointId && e.epoch === epoch && e.failed === undefined && e.uploadId !== null) {
+      const tail = rest.length ? await uploadParts(e.key, e.uploadId, rest, e.bodies.length + 1) : { parts: [], md5s: [] };
+      return handleOf(checkpointId, epoch, e.key, e.uploadId, e.token, [...e.parts, ...tail.parts], [...e.md5s, ...tail.md5s], e.bytes + rest.length, e.records + restRecords);
+    }
+    const why = e.failed !== undefined ? `its upload failed (${describeError(e.failed)})` : `the barrier is checkpoint ${checkpointId} epoch ${epoch}`;
+    await abandonEarly(e, why);
+    return stage(checkpointId, epoch, Buffer.concat([...e.bodies, rest]), e.records + restRecords);
+  }
+
+  /** The lines of bodies built by earlyPart (a record never contains a newline). */
+  function linesOf(bodies: Buffer[]): string[] {
+    const out: string[] = [];
+    for (const b of bodies) {
+      const ls = b.toString('utf8').split('\n');
+      ls.pop();
+      for (const l of ls) out.push(l);
+    }
+    return out;
   }
 
   /** ListParts of the handle's upload: 'ok' when every part of the handle is there with its ETag. */
@@ -657,17 +783,22 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
       if (line.includes('\n')) throw new Error('s3_2pc_sink: a record must be one line (it contains a newline)');
       lines.push(line);
       bufferedBytes += Buffer.byteLength(line) + 1;
+      if (bufferedBytes >= partSize && expected) earlyPart();
     },
 
     async prepare(checkpointId: number, epoch: number): Promise<UploadHandle[]> {
       await ctx.faultPoint('sink.before-prepare', { checkpointId, epoch });
       let handles: UploadHandle[];
+      // The buffer and the early upload are taken before the first await: a line written
+      // while the upload runs belongs to the next checkpoint, never dropped nor staged twice.
+      const e = early;
+      early = null;
+      // Until this barrier has its handle the next id is not known (a failed prepare leaves it unknown).
+      expected = null;
       // Seam: whether an empty buffer is staged (correct: no handle, nothing to commit).
-      if (lines.length === 0 && !seams.stageEmptyBuffer) {
+      if (lines.length === 0 && !e && !seams.stageEmptyBuffer) {
         handles = [];
       } else {
-        // The buffer is taken before the first await: a line written while the upload runs
-        // belongs to the next checkpoint, never dropped nor staged twice.
         const taken = lines;
         const takenBytes = bufferedBytes;
         lines = [];
@@ -676,12 +807,13 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
         if (body.length !== takenBytes) throw new Error(`s3_2pc_sink: buffer accounting: ${body.length} bytes built, ${takenBytes} counted`);
         let h: UploadHandle;
         try {
-          h = await stage(checkpointId, epoch, body, taken.length);
+          h = await stageWithEarly(checkpointId, epoch, e, body, taken.length);
         } catch (err) {
-          // Not staged: the taken lines go back in front of anything written meanwhile.
+          // Not staged: the taken lines (the early parts' first) go back in front of anything written meanwhile.
           if (!closed) {
-            lines = taken.concat(lines);
-            bufferedBytes += takenBytes;
+            const back = e ? linesOf(e.bodies).concat(taken) : taken;
+            lines = back.concat(lines);
+            bufferedBytes += takenBytes + (e ? e.bytes : 0);
           }
           throw err;
         }
@@ -689,6 +821,7 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
         await seams.afterStage?.(seamContext, h);
         handles = [h];
       }
+      expected = { checkpointId: checkpointId + 1, epoch };
       await ctx.faultPoint('sink.after-prepare', { checkpointId, epoch });
       return handles;
     },
@@ -701,9 +834,12 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
 
     async recover(handles: UploadHandle[], epoch: number): Promise<void> {
       // Whatever was buffered belongs to the abandoned attempt; the source replays it.
-      if (lines.length) ctx.log(`clink sink recover: subtask=${ctx.subtask} dropping ${lines.length} buffered records of the abandoned attempt`);
+      if (lines.length || early) ctx.log(`clink sink recover: subtask=${ctx.subtask} dropping ${lines.length + (early?.records ?? 0)} buffered records of the abandoned attempt`);
       lines = [];
       bufferedBytes = 0;
+      if (early) void abandonEarly(early, 'recover');
+      early = null;
+      expected = null;
       // Seam: the restored handles to complete (correct: every one).
       for (const h of seams.restoredHandles?.(seamContext, handles) ?? handles) {
         await ctx.faultPoint('sink.recover.before-commit', { checkpointId: h.checkpointId, epoch });
@@ -717,6 +853,9 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
       aborter.abort();
       lines = [];
       bufferedBytes = 0;
+      // An early upload is left as it is (journaled, invisible), like the parts of a barrier cut short.
+      early = null;
+      expected = null;
       if (ownsClient && client) client.destroy?.();
       // A completion in flight is left to finish (see completeClient).
       if (ownsClient && completeClient) {

@@ -7,7 +7,8 @@ t.test('each plug describes itself into provenance: version, mechanism, commit c
   t.same([...ENGINE_NAMES].sort(), ['clink', 'flink']);
   const clink = engineDescription(loadEngine('clink'));
   t.match(clink.commitCheck, "ETag, size and its own token", "Clink's check, in its own words");
-  t.notOk(clink.sinkMechanism, "Clink leaves the mechanism to the report's default");
+  t.match(clink.sinkMechanism, 'each whole part as soon as it is buffered', "Clink's own words since it uploads parts during the interval");
+  t.match(clink.sinkMechanism, 'the rest at the barrier');
   const flink = engineDescription(loadEngine('flink'));
   t.match(flink.version, /^2\.\d+\.\d+$/);
   t.match(flink.commitCheck, 'only the size is checked');

@@ -614,3 +614,118 @@ t.test('mutant zero-byte-commit: empty barriers become zero-byte objects', async
     if (mutant) t.equal([...r.store.objects.values()][0]!.body.length, 0, 'zero bytes');
   }
 });
+
+// ---------------------------------------------------------------------------------------
+// Parts during the interval (the sink uploads the next checkpoint's parts before its barrier)
+
+/** Resolves once `cond` holds (polled), or rejects after 5 s. */
+async function until(cond: () => boolean): Promise<void> {
+  const end = Date.now() + 5000;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const uploadsAt = (store: FakeS3, key: string) => [...store.uploads.values()].filter((u) => u.key === key);
+
+t.test('parts during the interval: uploaded before the barrier, completed with the rest as one object', async (t) => {
+  const r = await mkSink();
+  await stageAndCommit(r, 1, 1, [line(0, 1)]);
+  const creates = r.store.count('CreateMultipartUpload');
+  const lines = Array.from({ length: 10 }, (_, i) => line(0, 2 + i));
+  for (const l of lines) r.sink.write(l);
+  const key2 = 'run-1/subtask=2/epoch=1/chk=2.jsonl';
+  // Each line is over the part size (8): every write hands a part on, at most 4 waiting at once.
+  await until(() => uploadsAt(r.store, key2)[0]?.parts.size === 4);
+  t.equal(r.store.count('CreateMultipartUpload'), creates + 1, "checkpoint 2's upload began before its barrier");
+  t.same((await readJournal(r.journal)).map((e) => e.key), ['run-1/subtask=2/epoch=1/chk=1.jsonl', key2], 'journaled before its parts, as at a barrier');
+  t.notOk(r.store.objects.has(key2), 'nothing visible');
+  r.sink.write(line(0, 12));
+  const [h] = await r.sink.prepare(2, 1);
+  t.equal(r.store.count('CreateMultipartUpload'), creates + 1, 'the barrier used that upload');
+  t.equal(h!.key, key2);
+  t.equal(h!.records, 11);
+  const body = Buffer.from([...lines, line(0, 12)].join('\n') + '\n');
+  t.equal(h!.bytes, body.length);
+  t.same(h!.parts.map((p) => p.partNumber), h!.parts.map((_, i) => i + 1), 'parts numbered 1..n in order');
+  t.ok(h!.parts.slice(0, 4).every((p) => p.size === Buffer.byteLength(lines[0]!) + 1), 'the first four parts are the early ones, a line each');
+  t.equal(r.store.objects.has(key2), false, 'still nothing visible after prepare');
+  await r.sink.commit(2, 1, [h!]);
+  const o = r.store.objects.get(key2)!;
+  t.same(o.body, body, 'the object holds the lines in order, once');
+  t.equal(o.etag, h!.expectedEtag);
+  t.equal(r.store.uploads.size, 0, 'no upload left pending');
+});
+
+t.test('parts during the interval: none before the first barrier (the next id is unknown)', async (t) => {
+  const r = await mkSink();
+  for (let i = 0; i < 6; i++) r.sink.write(line(0, i));
+  await new Promise((res) => setTimeout(res, 50));
+  t.equal(r.store.count('CreateMultipartUpload'), 0);
+  t.equal(r.store.count('UploadPart'), 0);
+  const [h] = await r.sink.prepare(1, 1);
+  t.equal(h!.records, 6);
+  t.equal(r.store.count('CreateMultipartUpload'), 1);
+});
+
+t.test('parts during the interval: a barrier of another id aborts the early upload and stages its bytes at its own key', async (t) => {
+  const r = await mkSink();
+  await stageAndCommit(r, 1, 1, [line(0, 1)]);
+  const lines = [line(0, 2), line(0, 3), line(0, 4)];
+  for (const l of lines) r.sink.write(l);
+  await until(() => r.store.count('UploadPart') >= 1 + 3 * 0 && uploadsAt(r.store, 'run-1/subtask=2/epoch=1/chk=2.jsonl')[0]?.parts.size === 3);
+  const [h] = await r.sink.prepare(5, 1);
+  t.equal(h!.key, 'run-1/subtask=2/epoch=1/chk=5.jsonl');
+  t.equal(r.store.count('AbortMultipartUpload'), 1, 'the early upload aborted');
+  t.same(uploadsAt(r.store, 'run-1/subtask=2/epoch=1/chk=2.jsonl'), [], 'nothing left at its key');
+  t.match(r.logs.join('\n'), /early upload for checkpoint 2 epoch 1 \(3 parts handed, 3 uploaded\) not used: the barrier is checkpoint 5 epoch 1/);
+  await r.sink.commit(5, 1, [h!]);
+  t.same(r.store.objects.get(h!.key)!.body, Buffer.from(lines.join('\n') + '\n'));
+  t.equal(h!.records, 3);
+  // And the next interval's parts go to checkpoint 6.
+  r.sink.write(line(0, 5));
+  await until(() => uploadsAt(r.store, 'run-1/subtask=2/epoch=1/chk=6.jsonl').length === 1);
+  t.pass('the next early upload is for checkpoint 6');
+});
+
+t.test('parts during the interval: a refused early part is staged again at the barrier', async (t) => {
+  const r = await mkSink();
+  await stageAndCommit(r, 1, 1, [line(0, 1)]);
+  r.store.fail('UploadPart', () => s3err('AccessDenied', 403), 1);
+  const lines = [line(0, 2), line(0, 3)];
+  for (const l of lines) r.sink.write(l);
+  await until(() => r.store.count('UploadPart') >= 1);
+  const [h] = await r.sink.prepare(2, 1);
+  t.match(r.logs.join('\n'), /early upload for checkpoint 2 epoch 1 \(2 parts handed, 0 uploaded\) not used: its upload failed \(AccessDenied \[403\]/);
+  t.equal(r.store.count('AbortMultipartUpload'), 1);
+  await r.sink.commit(2, 1, [h!]);
+  t.same(r.store.objects.get('run-1/subtask=2/epoch=1/chk=2.jsonl')!.body, Buffer.from(lines.join('\n') + '\n'), 'every line, once, at the barrier\'s key');
+});
+
+t.test('parts during the interval: a failed prepare puts the early lines back first, in order', async (t) => {
+  const r = await mkSink();
+  await stageAndCommit(r, 1, 1, [line(0, 1)]);
+  const early = [line(0, 2), line(0, 3)];
+  for (const l of early) r.sink.write(l);
+  await until(() => uploadsAt(r.store, 'run-1/subtask=2/epoch=1/chk=2.jsonl')[0]?.parts.size === 2);
+  r.store.fail('CreateMultipartUpload', () => s3err('AccessDenied', 403), 1);
+  // Another id: the early bytes are staged anew, and that staging is refused.
+  await t.rejects(r.sink.prepare(3, 1), /AccessDenied/);
+  r.sink.write(line(0, 4));
+  const [h] = await r.sink.prepare(4, 1);
+  await r.sink.commit(4, 1, [h!]);
+  t.same(r.store.objects.get(h!.key)!.body.toString(), [...early, line(0, 4)].join('\n') + '\n', 'the early lines first, then the later one, each once');
+  t.equal(h!.records, 3);
+});
+
+t.test('parts during the interval: recover drops the early upload with the buffer', async (t) => {
+  const r = await mkSink();
+  await stageAndCommit(r, 1, 1, [line(0, 1)]);
+  r.sink.write(line(0, 2));
+  await until(() => uploadsAt(r.store, 'run-1/subtask=2/epoch=1/chk=2.jsonl')[0]?.parts.size === 1);
+  await r.sink.recover([], 2);
+  await until(() => r.store.count('AbortMultipartUpload') === 1);
+  t.match(r.logs.join('\n'), /dropping 1 buffered records of the abandoned attempt/);
+  t.same(await r.sink.prepare(1, 2), [], 'nothing left to stage');
+});
