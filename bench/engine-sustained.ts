@@ -30,7 +30,9 @@
  *  - baseline side: the same PartitionSource per partition as bench/engine.ts's baseline,
  *    reading continuously, and one PutObject per partition every checkpoint interval (on a
  *    fixed grid, all partitions at once): the raw equivalent of a checkpointed sink, the
- *    same batching without the 2PC.
+ *    same batching without the 2PC. Its consumers and puts run in their own worker thread
+ *    of this process (bench/raw-sink-thread.ts), started before the producer, so that the
+ *    event loop pacing the producer and running the watcher does not bound it.
  *  - watcher (both sides): lists the prefix every 250 ms (ListObjectsV2), reads each new
  *    object once, and per line takes latency = first sight − send time of its (p, seq).
  *    First sight is when the listing that first showed the object answered, so a latency
@@ -73,8 +75,10 @@
  *
  * Where the time goes (bench/time-split.ts), for each side's top passing rung: CPU per
  * process while the producer ran (the rig's processes from /proc over SSH, this process from
- * process.cpuUsage), and for Clink its subtasks' own timing lines (idle, S3 uploads at the
- * barrier, S3 completes, Kafka fetches) and the coordinator's barrier → completed record.
+ * process.cpuUsage, which counts all its threads: the producer's, the watcher and, on the
+ * baseline side, the baseline's thread), and for Clink its subtasks' own timing lines
+ * (idle, S3 uploads at the barrier, S3 completes, Kafka fetches) and the coordinator's
+ * barrier → completed record.
  *
  * Last line: `RESULT engine_sustained max_events_per_s=<N> p99_ms_at_max=<ms> ratio_vs_baseline=<r>`
  * (p99 and ratio are `n/a` when there is no max to speak of); the climb adds
@@ -88,10 +92,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { ResourceSampler, readResources } from '../campaigns/runner/resources.ts';
 import { clinkEngine } from '../engine/clink/plug.ts';
-import { PartitionSource } from '../engine/clink/source.ts';
+import type { S3Settings } from '../engine/clink/sink/sink-api.ts';
 import type { ResourceSample } from '../lib/evidence.ts';
 import { LineProducer, countBucket, createTopic, deleteTopic, rigKit, sleep, type BucketCount, type RigKit } from '../test/helpers/rig-kit.ts';
 import { optionsOrUsage, takeRigLock } from './cli.ts';
@@ -99,6 +103,7 @@ import { climb, describeClimb, type Climb } from './climb.ts';
 import { LAG_GROWTH_SHARE, lagGrowth, type LagGrowth, type LagPoint } from './lag-trend.ts';
 import { ProducerPool, ownedBy } from './producer-pool.ts';
 import { ThreadedProducer } from './producer-thread.ts';
+import { ThreadedRawSink } from './raw-sink-thread.ts';
 import { cpuBetween, cpuTable, readEngineSplit, splitTable, type CpuRow, type EngineSplit } from './time-split.ts';
 import { parseDurationOption } from '../lib/cli.ts';
 
@@ -134,10 +139,11 @@ export interface SustainedOptions {
 export const USAGE = `Usage: npm run bench -- engine-sustained [options]
 
 Finds the highest rate Clink (deployed as bench/engine.ts does) keeps up with, and the
-highest a raw consume -> put baseline keeps up with, on the local rig, with end-to-end
-latency; and, first, the producer's own ceiling (produce only, no engine), so that no rate
-the producer cannot offer is judged. Takes the rig lock (exit 2 naming the holder while
-another command uses the rig).
+highest a raw consume -> put baseline (its consumers and puts in a worker thread of this
+process) keeps up with, on the local rig, with end-to-end latency; and, first, the
+producer's own ceiling (produce only, no engine), so that no rate the producer cannot
+offer is judged. Takes the rig lock (exit 2 naming the holder while another command uses
+the rig).
 
 Without --rates, each of producer, baseline and Clink climbs on its own: from --start,
 doubling until a rung fails, then bisecting between the highest passing and the lowest
@@ -153,9 +159,9 @@ ratio_vs_baseline=<r>, and without --rates also clink_max_events_per_s,
 baseline_max_events_per_s, producer_max_events_per_s, ratio_at_baseline_max (Clink's
 maximum / the baseline's), determined=yes|no (both maxima determined: a failing rung seen
 above a passing one, the producer not the bound), per-side *_determined, resolution, rungs.
-Before it, for each side's top passing rung: CPU per process while the producer ran, and
-Clink's own split (its subtasks' idle, S3 upload, S3 complete and Kafka fetch times, and the
-checkpoint barrier).
+Before it, for each side's top passing rung: CPU per process while the producer ran (this
+process's row counts all its threads, the baseline's included), and Clink's own split (its
+subtasks' idle, S3 upload, S3 complete and Kafka fetch times, and the checkpoint barrier).
 
 Options:
   --rates A,B,C         a fixed ladder of offered rates in events/s, ascending (default: climb)
@@ -169,7 +175,7 @@ Options:
                         how long each produce-only rung of the producer's climb lasts (default 30)
   --producers N         producers splitting the partitions, sending concurrently (default 1)
   --producer-threads    each producer in its own worker thread (default: in this process's
-                        event loop, beside the watcher and the baseline's consumers)
+                        event loop, beside the watcher)
   --partitions N        partitions of each fresh topic, RF 3 (default 4)
   --checkpoint-ms MS    checkpoint interval; also the baseline's put interval (default 8000)
   --duration-s DURATION how long each rate is offered: seconds, or with units: 300, 90s, 5m, 2h,
@@ -563,58 +569,6 @@ export async function produceAtRate(producer: Pick<LineProducer, 'seq' | 'produc
   return { produced: sent, seq: [...producer.seq], startedAt, stoppedAt, achieved: stoppedAt > startedAt ? sent / ((stoppedAt - startedAt) / 1000) : 0 };
 }
 
-/** Raw consume → put: per partition, read continuously and put what was read every interval (one fixed grid). */
-function rawSink(kit: RigKit, topic: string, partitions: number, bucket: string, prefix: string, intervalMs: number): { finish(target: number[]): Promise<void>; abort(): Promise<void> } {
-  let target: number[] | null = null;
-  let aborted = false;
-  const t0 = Date.now();
-  const sources: PartitionSource[] = [];
-  const loops = Array.from({ length: partitions }, async (_, p) => {
-    const src = new PartitionSource({ bootstrap: kit.bootstrap, topic, partition: p, startOffset: 0, clientId: `bench-sustained-base-${p}` });
-    sources.push(src);
-    await src.start();
-    let lines: string[] = [];
-    let read = 0;
-    let stop = false;
-    const reader = (async () => {
-      while (!stop) {
-        await src.whenReadable();
-        let r;
-        while ((r = src.next())) {
-          lines.push(r.value.toString('utf8'));
-          read++;
-        }
-      }
-    })();
-    try {
-      for (let slot = 1; !aborted; slot++) {
-        await sleep(t0 + slot * intervalMs - Date.now());
-        const body = lines;
-        lines = [];
-        if (body.length) await kit.s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}p${p}/part-${slot}.jsonl`, Body: body.join('\n') + '\n' }));
-        if (target && read >= target[p]! && !lines.length) break;
-      }
-    } finally {
-      stop = true;
-      await src.close();
-      await reader;
-    }
-  });
-  const all = Promise.all(loops);
-  all.catch(() => undefined);
-  return {
-    finish: async (t) => {
-      target = t;
-      await all;
-    },
-    abort: async () => {
-      aborted = true;
-      for (const s of sources) await s.close().catch(() => undefined);
-      await all.catch(() => undefined);
-    },
-  };
-}
-
 /**
  * Waits until the watcher has seen `total` distinct events (the drain time: first sight of
  * the last one − stoppedAt), or gives up (null) after `stallMs` without progress or 10 min.
@@ -708,10 +662,25 @@ async function deletePrefix(s3: S3Client, bucket: string, prefix: string): Promi
   for (const Key of keys) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key }));
 }
 
+/** The store's endpoint, region and keys as plain settings, for the baseline's own thread (rigKit()'s kit.s3 is built from the same). */
+function storeSettings(kit: RigKit): S3Settings {
+  return { endpoint: kit.state.store.endpoint, region: kit.state.store.region, accessKeyId: kit.credentials.accessKeyId, secretAccessKey: kit.credentials.secretAccessKey };
+}
+
 /** The pool of --producers producers for a topic (bench/producer-pool.ts), each in its own thread with --producer-threads. */
 function producerPool(kit: RigKit, o: SustainedOptions, topic: string): ProducerPool {
   const member = (i: number) => (o.producerThreads ? new ThreadedProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions)) : new LineProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions)));
   return new ProducerPool(o.partitions, Array.from({ length: o.producers }, (_, i) => member(i)));
+}
+
+/**
+ * What this process ran during a rung, for its CPU row (process.cpuUsage counts every thread
+ * of the process): the producer (in its threads with --producer-threads), on the engine and
+ * baseline sides the watcher, and on the baseline side the baseline's own thread.
+ */
+function controllerRuns(side: Side, o: SustainedOptions): string {
+  const producer = o.producerThreads ? 'producer threads' : 'producer';
+  return side === 'producer' ? producer : side === 'engine' ? `${producer} + watcher` : `${producer} + watcher + baseline thread`;
 }
 
 /** "4 producers in threads", for the headings. */
@@ -738,7 +707,7 @@ async function producerStep(kit: RigKit, o: SustainedOptions, rate: number, runI
   try {
     const before = await sampler.sample();
     prod = await produceAtRate(pool, new SendLog(o.partitions), rate, o.producerDurationMs, o.tickMs);
-    cpu = cpuBetween(before, await sampler.sample());
+    cpu = cpuBetween(before, await sampler.sample(), controllerRuns('producer', o));
   } finally {
     await pool.close().catch(() => undefined);
   }
@@ -763,7 +732,7 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
   const resFile = path.join(workDir, `resources-${tag}.jsonl`);
   const sampler = new ResourceSampler({ rig: kit.state, remote: kit.remote, path: resFile, intervalMs: 30_000, produced: () => producer.produced, judged: () => watcher.distinct });
   const engine = side === 'engine' ? clinkEngine() : null;
-  let sink: ReturnType<typeof rawSink> | null = null;
+  let sink: ThreadedRawSink | null = null;
   let prod: Produced;
   let drainMs: number | null;
   let checkpoints: number | undefined;
@@ -775,13 +744,17 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
     if (engine) {
       await engine.deploy(kit.ctx(tag, (l) => console.log(`  ${l}`)), { topic, partitions: o.partitions, bucket, prefix, checkpointIntervalMs: o.checkpointMs });
       await engine.start();
-    } else sink = rawSink(kit, topic, o.partitions, bucket, prefix, o.checkpointMs);
+    } else {
+      sink = new ThreadedRawSink({ bootstrap: kit.bootstrap, topic, partitions: o.partitions, s3: storeSettings(kit), bucket, prefix, intervalMs: o.checkpointMs });
+      // Its consumers in place before the producer starts, as the engine's are (deploy, start).
+      await sink.started();
+    }
     watcher.start();
     sampler.start();
     // CPU over the producer's run: a sample just before it starts and one just after it stops.
     const before = await sampler.sample();
     prod = await produceAtRate(producer, log, rate, o.durationMs, o.tickMs);
-    cpu = cpuBetween(before, await sampler.sample());
+    cpu = cpuBetween(before, await sampler.sample(), controllerRuns(side, o));
     clearInterval(lagTimer);
     console.log(`  produced ${prod.produced} events in ${((prod.stoppedAt - prod.startedAt) / 1000).toFixed(1)} s = ${Math.round(prod.achieved)}/s (offered ${rate}/s)`);
     const finished = sink?.finish(prod.seq);

@@ -1,8 +1,9 @@
 /**
  * A line producer whose Kafka work runs in its own worker thread (bench/engine-sustained.ts
- * --producer-threads): the benchmark's process also watches the bucket and, on the baseline
- * side, consumes and puts, all on one event loop; building each event's JSON and encoding
- * and sending the batches then moves to another thread.
+ * --producer-threads): the benchmark's process also paces the producer and watches the
+ * bucket on one event loop (the baseline's consumers and puts have their own thread,
+ * bench/raw-sink-thread.ts); building each event's JSON and encoding and sending the
+ * batches then moves to another thread.
  *
  * The calling thread numbers the events, exactly as test/helpers/rig-kit.ts LineProducer
  * does (round-robin over the partitions it owns, `seq` advanced before produce() returns, so

@@ -4,8 +4,9 @@
  *  - CPU per process while the producer ran: the rig's processes (Kafka brokers, the store,
  *    Clink's coordinator and workers) from two resource samples (campaigns/runner/
  *    resources.ts: /proc/<pid>/stat over each host's SSH remote) taken when the producer
- *    started and when it stopped, and this process (the producer and the watcher) from the
- *    samples' own process.cpuUsage(); as % of one core over that window. On the local rig
+ *    started and when it stopped, and this process from the samples' own process.cpuUsage(),
+ *    which counts all its threads (the producer's, the watcher, and on the baseline side the
+ *    baseline's thread: the caller says what ran); as % of one core over that window. On the local rig
  *    every host shares this machine's cores, so the total says how busy the machine was.
  *  - Clink's own split, from what it logs and records: each subtask's last timing line
  *    (engine/clink/subtask-timing.ts: idle, sink.prepare = the S3 uploads, sink.commit =
@@ -29,8 +30,11 @@ export interface CpuRow {
   pct: number;
 }
 
-/** CPU per process between two samples (the same host/service/pid in both), busiest first; this process last. */
-export function cpuBetween(before: ResourceSample, after: ResourceSample): { windowS: number; rows: CpuRow[] } {
+/**
+ * CPU per process between two samples (the same host/service/pid in both), busiest first;
+ * this process last, labelled with what it ran over the window (`controller`).
+ */
+export function cpuBetween(before: ResourceSample, after: ResourceSample, controller = 'producer + watcher'): { windowS: number; rows: CpuRow[] } {
   const windowS = (Date.parse(after.t) - Date.parse(before.t)) / 1000;
   const rows: CpuRow[] = [];
   if (!(windowS > 0)) return { windowS: 0, rows };
@@ -43,7 +47,7 @@ export function cpuBetween(before: ResourceSample, after: ResourceSample): { win
   }
   rows.sort((a, b) => b.cpuS - a.cpuS || a.what.localeCompare(b.what));
   const c = Math.max(0, after.controller.cpuS - before.controller.cpuS);
-  rows.push({ what: 'controller (producer + watcher)', cpuS: c, pct: (c / windowS) * 100 });
+  rows.push({ what: `controller (${controller})`, cpuS: c, pct: (c / windowS) * 100 });
   return { windowS, rows };
 }
 

@@ -39,6 +39,7 @@ t.test('CPU per process over the window, busiest first, this process last; a res
   t.match(table[1], /worker-1\/clink-worker\s+36\.0\s+90$/);
   t.match(table.at(-1), /total\s+68\.0\s+170$/, 'the total: 1.7 cores busy');
   t.same(cpuBetween(after, before).rows, [], 'a window that is not after its start: nothing');
+  t.same(cpuBetween(before, after, 'producer + watcher + baseline thread').rows.at(-1), { what: 'controller (producer + watcher + baseline thread)', cpuS: 20, pct: 50 }, 'this process labelled with what the caller says it ran');
 });
 
 t.test('the checkpoint barrier: barrier record → completed record, per completed checkpoint', async (t) => {
