@@ -16,7 +16,7 @@
 # lock when its holder dies, so no lock outlives its build; a second build waits for the
 # first and then finds the binary), build.log (the last build's output), build.failed (the
 # last build failed: its id and exit status) and minio (moved into place once built, never
-# half-written). The cache is CLINK_QUAL_CACHE, else ~/.cache/clink-qual, as in lib/paths.ts.
+# half-written); fetch.out holds the module fetch's output while it runs. The cache is CLINK_QUAL_CACHE, else ~/.cache/clink-qual, as in lib/paths.ts.
 # Exit: 0 the binary is there, 3 the adopted build failed, other: this build failed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -64,8 +64,14 @@ rc=0
 # commands without running them. 15 s against 62-70 s with an empty module cache on 2 cores
 # (2026-12-06: docs/qualification/minio-module-fetch.txt). The compile below runs as before.
 echo "$id: modules: GOMAXPROCS=16 go install -n (started $(date -u +%FT%TZ))" >>"$dir/build.log"
-GOMAXPROCS=16 CGO_ENABLED=0 GOFLAGS=-trimpath go install -n "github.com/minio/minio@$pin" >/dev/null 2>>"$dir/build.log" || rc=$?
-[ "$rc" -eq 0 ] && echo "$id: modules fetched; compiling (started $(date -u +%FT%TZ))" >>"$dir/build.log"
+# -n prints the commands on stderr (thousands of lines): kept apart, and only the end of a failed fetch goes into the log.
+GOMAXPROCS=16 CGO_ENABLED=0 GOFLAGS=-trimpath go install -n "github.com/minio/minio@$pin" >/dev/null 2>"$dir/fetch.out" || rc=$?
+if [ "$rc" -eq 0 ]; then
+  echo "$id: modules fetched; compiling (started $(date -u +%FT%TZ))" >>"$dir/build.log"
+else
+  tail -n 40 "$dir/fetch.out" >>"$dir/build.log"
+fi
+rm -f "$dir/fetch.out"
 # GOGC=400: the compiler collects its garbage less often (more memory, a few hundred MB a
 # compile). The same binary, byte for byte; 108-116 s against 127-131 s with an empty build
 # cache on 2 cores (2026-12-05, two alternating pairs: docs/qualification/fresh-smoke-62456b2/gogc-build.txt).

@@ -38,6 +38,7 @@ ${COMMON}
 # install -n: the module fetch of rig/build-minio.sh (prints the build's commands, builds nothing).
 if [ "$1" = install ] && [ "$2" = -n ]; then
   echo "go $* CGO_ENABLED=\${CGO_ENABLED:-} GOFLAGS=\${GOFLAGS:-} GOMAXPROCS=\${GOMAXPROCS:-}" >>"$calls"
+  echo 'mkdir -p $WORK/b001/   (a build command go install -n prints on stderr)' >&2
   fail "\${FAKE_GO_FETCH_FAIL:-}"
   exit 0
 fi

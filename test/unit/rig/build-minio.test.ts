@@ -90,6 +90,8 @@ t.test('a build runs go install once, with the pinned module, and leaves the bin
   t.match(log, 'fake go: building');
   t.match(log, /: built .*\/minio/);
   t.match(log, /: modules fetched; compiling \(started \d{4}-/);
+  t.notMatch(log, 'mkdir -p $WORK', "the fetch's printed build commands are not in the log");
+  t.notOk(existsSync(path.join(dir, 'fetch.out')), "and the fetch's output is gone");
   const again = await script([], env);
   t.equal(again.code, 0);
   t.same(goCallsSince(n).length, 1, 'a second run finds the binary and builds nothing');
