@@ -16,7 +16,7 @@
 # lock when its holder dies, so no lock outlives its build; a second build waits for the
 # first and then finds the binary), build.log (the last build's output), build.failed (the
 # last build failed: its id and exit status) and minio (moved into place once built, never
-# half-written); fetch.out holds the module fetch's output while it runs. The cache is CLINK_QUAL_CACHE, else ~/.cache/clink-qual, as in lib/paths.ts.
+# half-written). The cache is CLINK_QUAL_CACHE, else ~/.cache/clink-qual, as in lib/paths.ts.
 # Exit: 0 the binary is there, 3 the adopted build failed, other: this build failed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -58,24 +58,10 @@ if [ -n "$adopt" ] && [ -f "$dir/build.failed" ] && grep -qxF "id $adopt" "$dir/
 rm -rf "$dir/build.failed" "$dir/bin.tmp"
 echo "$id: go install github.com/minio/minio@$pin (started $(date -u +%FT%TZ))" >"$dir/build.log"
 rc=0
-# The modules first, with GOMAXPROCS=16: cmd/go fetches as many modules at once as GOMAXPROCS,
-# which is the core count (2 here), and the fetches wait on the network, not the CPU.
-# `go install -n` loads every package (so fetches every module) and prints the build's
-# commands without running them. 15 s against 62-70 s with an empty module cache on 2 cores
-# (2026-12-06: docs/qualification/minio-module-fetch.txt). The compile below runs as before.
-echo "$id: modules: GOMAXPROCS=16 go install -n (started $(date -u +%FT%TZ))" >>"$dir/build.log"
-# -n prints the commands on stderr (thousands of lines): kept apart, and only the end of a failed fetch goes into the log.
-GOMAXPROCS=16 CGO_ENABLED=0 GOFLAGS=-trimpath go install -n "github.com/minio/minio@$pin" >/dev/null 2>"$dir/fetch.out" || rc=$?
-if [ "$rc" -eq 0 ]; then
-  echo "$id: modules fetched; compiling (started $(date -u +%FT%TZ))" >>"$dir/build.log"
-else
-  tail -n 40 "$dir/fetch.out" >>"$dir/build.log"
-fi
-rm -f "$dir/fetch.out"
 # GOGC=400: the compiler collects its garbage less often (more memory, a few hundred MB a
 # compile). The same binary, byte for byte; 108-116 s against 127-131 s with an empty build
 # cache on 2 cores (2026-12-05, two alternating pairs: docs/qualification/fresh-smoke-62456b2/gogc-build.txt).
-[ "$rc" -eq 0 ] && { GOBIN="$dir/bin.tmp" CGO_ENABLED=0 GOFLAGS=-trimpath GOGC=400 go install "github.com/minio/minio@$pin" >>"$dir/build.log" 2>&1 || rc=$?; }
+GOBIN="$dir/bin.tmp" CGO_ENABLED=0 GOFLAGS=-trimpath GOGC=400 go install "github.com/minio/minio@$pin" >>"$dir/build.log" 2>&1 || rc=$?
 if [ "$rc" -eq 0 ] && [ ! -f "$dir/bin.tmp/minio" ]; then
   echo "go install exited 0 but left no $dir/bin.tmp/minio" >>"$dir/build.log"
   rc=1

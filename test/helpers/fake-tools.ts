@@ -9,8 +9,6 @@
  *   FAKE_T_AWAIT=file    the tool waits (at most 20 s, then exits 9 saying so) until file exists
  *   FAKE_T_HOLD=file     the tool waits while file exists
  *   FAKE_T_FAIL=message  the tool prints message on stderr and exits 1
- *   FAKE_GO_FETCH_FAIL=message  the same for `go install -n` (the module fetch), which otherwise
- *                        exits 0 at once and builds nothing
  *
  * `go install M@V` writes $GOBIN/<last element of M>; `mvn` writes what the Maven goals of
  * rig/install.ts and rig/install-flink.ts would (a jar in -DoutputDirectory, or
@@ -35,13 +33,6 @@ fail() { [ -z "\${1:-}" ] && return 0; echo "$tool: $1" >&2; exit 1; }
 const GO = `#!/usr/bin/env bash
 tool=go
 ${COMMON}
-# install -n: the module fetch of rig/build-minio.sh (prints the build's commands, builds nothing).
-if [ "$1" = install ] && [ "$2" = -n ]; then
-  echo "go $* CGO_ENABLED=\${CGO_ENABLED:-} GOFLAGS=\${GOFLAGS:-} GOMAXPROCS=\${GOMAXPROCS:-}" >>"$calls"
-  echo 'mkdir -p $WORK/b001/   (a build command go install -n prints on stderr)' >&2
-  fail "\${FAKE_GO_FETCH_FAIL:-}"
-  exit 0
-fi
 echo "go $* CGO_ENABLED=\${CGO_ENABLED:-} GOFLAGS=\${GOFLAGS:-}" >>"$calls"
 started "\${FAKE_GO_STARTED:-}"
 [ "$1" = install ] || { echo "fake go: only install" >&2; exit 2; }

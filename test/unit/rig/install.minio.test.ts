@@ -14,8 +14,6 @@ import { finishedBuildSeconds, MINIO_BUILD_SCRIPT, minio, minioDir, PINS, sha256
 import { fakeTools } from '../../helpers/fake-tools.ts';
 
 const tools = fakeTools();
-/** The MinIO builds recorded so far (each build's module fetch, `go install -n`, left out). */
-const builds = (): number => tools.calls('go').filter((c) => !c.startsWith('go install -n ')).length;
 const saved = { ...process.env };
 t.teardown(() => {
   for (const k of ['PATH', 'FAKE_TOOLS_DIR', 'CLINK_QUAL_CACHE', 'CLINK_QUAL_MINIO_BUILD_ID']) {
@@ -54,7 +52,7 @@ t.test('install waits for the background build and adopts its binary: one go ins
   const hold = tools.file('hold-adopt');
   const started = tools.file('started-adopt');
   writeFileSync(hold, '');
-  const n = builds();
+  const n = tools.calls('go').length;
   const id = startInBackground({ FAKE_GO_HOLD: hold, FAKE_GO_STARTED: started });
   await until(() => existsSync(started));
   process.env.CLINK_QUAL_MINIO_BUILD_ID = id;
@@ -67,7 +65,7 @@ t.test('install waits for the background build and adopts its binary: one go ins
   const c = await adopting;
   const bin = path.join(minioDir(), 'minio');
   t.same(c, { name: 'minio', version: PINS.minio, path: bin, sha256: await sha256File(bin) });
-  t.equal(builds() - n, 1, 'the background build was the only one');
+  t.equal(tools.calls('go').length - n, 1, 'the background build was the only one');
   t.same(log, [
     `waiting for the MinIO build ./clink-qual started in the background (${id}; its log: ${minioDir()}/build.log)`,
     `waiting for the MinIO build under way (its log: ${minioDir()}/build.log)`,
@@ -76,7 +74,7 @@ t.test('install waits for the background build and adopts its binary: one go ins
 
 t.test('a failed background build is an error with its log; the next install (no adoption) builds anew', async (t) => {
   freshCache(t);
-  const n = builds();
+  const n = tools.calls('go').length;
   const id = startInBackground({ FAKE_GO_FAIL: 'verifying module: checksum mismatch' });
   await until(() => existsSync(path.join(minioDir(), 'build.failed')));
   process.env.CLINK_QUAL_MINIO_BUILD_ID = id;
@@ -90,18 +88,18 @@ t.test('a failed background build is an error with its log; the next install (no
   t.match(msg, 'go: verifying module: checksum mismatch', "the log's last lines are in the error");
   t.match(msg, `${id}: go install exited 1`);
   t.match(msg, 'Run the command again');
-  t.equal(builds() - n, 1, 'install did not build a second time');
+  t.equal(tools.calls('go').length - n, 1, 'install did not build a second time');
   delete process.env.CLINK_QUAL_MINIO_BUILD_ID;
   const log: string[] = [];
   const c = await minio(undefined, (l) => log.push(l));
-  t.equal(builds() - n, 2, 'run again, install builds it itself');
+  t.equal(tools.calls('go').length - n, 2, 'run again, install builds it itself');
   t.match(log[0], `building MinIO ${PINS.minio} with go install`);
   t.equal(c.sha256, await sha256File(path.join(minioDir(), 'minio')));
 });
 
 t.test('an adopted build that left its binary is taken as it is; a manifest entry that matches is kept without running anything', async (t) => {
   freshCache(t);
-  const n = builds();
+  const n = tools.calls('go').length;
   const id = startInBackground();
   await until(() => finishedBuildSeconds(path.join(minioDir(), 'build.log'), id) !== undefined);
   process.env.CLINK_QUAL_MINIO_BUILD_ID = id;
@@ -110,7 +108,7 @@ t.test('an adopted build that left its binary is taken as it is; a manifest entr
   t.equal(log.length, 1, 'the binary was there: no wait, no build');
   t.match(log[0], new RegExp(`^built in the background by \\./clink-qual \\(${id}\\) in [0-9]+ s, before this part began$`), 'only a note of the build that made it');
   t.equal(await minio(c, (l) => log.push(l)), c, 'a second install returns the manifest entry unchanged');
-  t.equal(builds() - n, 1);
+  t.equal(tools.calls('go').length - n, 1);
 });
 
 t.test("finishedBuildSeconds: a build's time from its own log; nothing for another build's, a failed one or none", async (t) => {
