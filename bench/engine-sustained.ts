@@ -132,6 +132,8 @@ export interface SustainedOptions {
   producers: number;
   /** Each producer in its own worker thread (bench/producer-thread.ts). */
   producerThreads: boolean;
+  /** The producer threads' own nice value (--producer-nice), or null: unchanged. */
+  producerNice: number | null;
   tickMs: number;
   keep: boolean;
 }
@@ -176,6 +178,10 @@ Options:
   --producers N         producers splitting the partitions, sending concurrently (default 1)
   --producer-threads    each producer in its own worker thread (default: in this process's
                         event loop, beside the watcher)
+  --producer-nice=N     with --producer-threads: each producer thread sets its own nice value
+                        (-20..19; below 0 needs root; give a negative one with '='), so that on a machine the rig shares the
+                        load generator gets the CPU first and a side's limit is its own, not
+                        the producer's; the watcher, the baseline's thread and the rig keep theirs
   --partitions N        partitions of each fresh topic, RF 3 (default 4)
   --checkpoint-ms MS    checkpoint interval; also the baseline's put interval (default 8000)
   --duration-s DURATION how long each rate is offered: seconds, or with units: 300, 90s, 5m, 2h,
@@ -200,6 +206,7 @@ export function parseOptions(args: string[]): SustainedOptions | 'help' {
       'producer-duration-s': { type: 'string', default: '30' },
       producers: { type: 'string', default: '1' },
       'producer-threads': { type: 'boolean', default: false },
+      'producer-nice': { type: 'string' },
       partitions: { type: 'string', default: '4' },
       'checkpoint-ms': { type: 'string', default: '8000' },
       'duration-s': { type: 'string' },
@@ -225,7 +232,14 @@ export function parseOptions(args: string[]): SustainedOptions | 'help' {
   const producers = num('producers', values.producers!, 1);
   if (producers > partitions) throw new Error(`--producers: ${producers} producers for ${partitions} partitions (each producer writes its own partitions)`);
   const producerDurationMs = parseDurationOption(values['producer-duration-s']!, 'producer-duration-s') * 1000;
-  return { rates, climb, partitions, checkpointMs, durationMs, producerDurationMs, producers, producerThreads: values['producer-threads']!, tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
+  let producerNice: number | null = null;
+  if (values['producer-nice'] !== undefined) {
+    const v = values['producer-nice'];
+    producerNice = Number(v);
+    if (!v.trim() || !Number.isInteger(producerNice) || producerNice < -20 || producerNice > 19) throw new Error(`--producer-nice: ${JSON.stringify(v)} is not an integer in -20..19`);
+    if (!values['producer-threads']) throw new Error('--producer-nice: only with --producer-threads (a nice value is set by the thread that sends)');
+  }
+  return { rates, climb, partitions, checkpointMs, durationMs, producerDurationMs, producers, producerThreads: values['producer-threads']!, producerNice, tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
 }
 
 /**
@@ -669,7 +683,10 @@ function storeSettings(kit: RigKit): S3Settings {
 
 /** The pool of --producers producers for a topic (bench/producer-pool.ts), each in its own thread with --producer-threads. */
 function producerPool(kit: RigKit, o: SustainedOptions, topic: string): ProducerPool {
-  const member = (i: number) => (o.producerThreads ? new ThreadedProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions)) : new LineProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions)));
+  const member = (i: number) =>
+    o.producerThreads
+      ? new ThreadedProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions), o.producerNice === null ? {} : { nice: o.producerNice })
+      : new LineProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions));
   return new ProducerPool(o.partitions, Array.from({ length: o.producers }, (_, i) => member(i)));
 }
 
@@ -685,7 +702,7 @@ function controllerRuns(side: Side, o: SustainedOptions): string {
 
 /** "4 producers in threads", for the headings. */
 function describeProducers(o: SustainedOptions): string {
-  return `${o.producers} producer${o.producers === 1 ? '' : 's'}${o.producerThreads ? ` in ${o.producers === 1 ? 'its own thread' : 'their own threads'}` : ''}`;
+  return `${o.producers} producer${o.producers === 1 ? '' : 's'}${o.producerThreads ? ` in ${o.producers === 1 ? 'its own thread' : 'their own threads'}` : ''}${o.producerNice === null ? '' : ` at nice ${o.producerNice}`}`;
 }
 
 /** Rungs run so far in this process (a rate offered again gets a fresh topic and prefix: Kafka deletes a topic asynchronously). */

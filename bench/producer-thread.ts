@@ -15,6 +15,7 @@
  *
  * This file is both sides: loaded as a worker (workerData.role), it runs the sending loop.
  */
+import os from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Producer, stringSerializers } from '@platformatic/kafka';
 
@@ -27,6 +28,8 @@ interface Init {
   padBytes: number;
   /** Kafka send retries (LineProducer's 20; fewer in unit tests). */
   retries: number;
+  /** The thread's own nice value, when given (see ThreadedProducer's `nice`). */
+  nice?: number;
 }
 
 /** [partition, first seq, count] */
@@ -44,13 +47,21 @@ export class ThreadedProducer {
   #nextId = 0;
   #failed: Error | null = null;
 
-  constructor(bootstrap: string[], topic: string, partitions: number, padBytes = 60, owned?: readonly number[], opts: { retries?: number } = {}) {
+  /**
+   * opts.nice: the sending thread's own nice value (-20..19; below 0 needs root or
+   * CAP_SYS_NICE). On Linux a nice value belongs to a thread, and the thread sets its own
+   * (setpriority of "0" is the calling thread), so the calling thread and every other thread
+   * of the process keep theirs: the load generator can be given the CPU first, without the
+   * watcher or the baseline's thread in the same process getting it too.
+   */
+  constructor(bootstrap: string[], topic: string, partitions: number, padBytes = 60, owned?: readonly number[], opts: { retries?: number; nice?: number } = {}) {
     this.topic = topic;
     this.partitions = partitions;
     this.seq = new Array(partitions).fill(0);
     this.owned = owned ?? Array.from({ length: partitions }, (_, p) => p);
     if (!this.owned.length || this.owned.some((p) => !Number.isInteger(p) || p < 0 || p >= partitions)) throw new Error(`ThreadedProducer: owned partitions ${JSON.stringify(owned)} not within 0..${partitions - 1}`);
-    const init: Init = { role: ROLE, bootstrap, topic, padBytes, retries: opts.retries ?? 20 };
+    if (opts.nice !== undefined && !(Number.isInteger(opts.nice) && opts.nice >= -20 && opts.nice <= 19)) throw new Error(`ThreadedProducer: nice ${opts.nice} is not an integer in -20..19`);
+    const init: Init = { role: ROLE, bootstrap, topic, padBytes, retries: opts.retries ?? 20, nice: opts.nice };
     this.#worker = new Worker(new URL(import.meta.url), { workerData: init });
     this.#worker.on('message', (r: Reply) => {
       const w = this.#waiting.get(r.id);
@@ -109,6 +120,8 @@ export class ThreadedProducer {
 
 /** The worker side: one idempotent producer, a batch a request, an answer per batch. */
 function runThread(init: Init): void {
+  // Before anything else of the thread: its own nice value (a failure, e.g. no permission, ends the thread loudly).
+  if (init.nice !== undefined) os.setPriority(0, init.nice);
   const producer = new Producer({ clientId: 'clink-testkit-producer', bootstrapBrokers: init.bootstrap, serializers: stringSerializers, idempotent: true, acks: -1, retries: init.retries, retryDelay: 500 });
   const pad = 'x'.repeat(init.padBytes);
   const port = parentPort!;

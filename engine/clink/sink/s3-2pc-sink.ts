@@ -599,7 +599,7 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
 
   /** Aborts an early upload that will not be completed (best-effort: it is journaled, and invisible either way). */
   async function abandonEarly(e: Early, why: string): Promise<void> {
-    ctx.log(`clink sink: subtask=${ctx.subtask} early upload for checkpoint ${e.checkpointId} epoch ${e.epoch} (${e.bodies.length} parts handed, ${e.parts.length} uploaded) not used: ${why}; its bytes are staged again at the barrier`);
+    ctx.log(`clink sink: subtask=${ctx.subtask} early upload for checkpoint ${e.checkpointId} epoch ${e.epoch} (${e.bodies.length} parts handed, ${e.parts.length} uploaded) not used: ${why}`);
     if (e.uploadId === null || closed) return;
     await send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: e.key, UploadId: e.uploadId })).catch(() => undefined);
   }
@@ -618,7 +618,7 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
       return handleOf(checkpointId, epoch, e.key, e.uploadId, e.token, [...e.parts, ...tail.parts], [...e.md5s, ...tail.md5s], e.bytes + rest.length, e.records + restRecords);
     }
     const why = e.failed !== undefined ? `its upload failed (${describeError(e.failed)})` : `the barrier is checkpoint ${checkpointId} epoch ${epoch}`;
-    await abandonEarly(e, why);
+    await abandonEarly(e, `${why}; its bytes are staged again at the barrier's key`);
     return stage(checkpointId, epoch, Buffer.concat([...e.bodies, rest]), e.records + restRecords);
   }
 
@@ -837,7 +837,7 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
       if (lines.length || early) ctx.log(`clink sink recover: subtask=${ctx.subtask} dropping ${lines.length + (early?.records ?? 0)} buffered records of the abandoned attempt`);
       lines = [];
       bufferedBytes = 0;
-      if (early) void abandonEarly(early, 'recover');
+      if (early) void abandonEarly(early, 'a recover; its records go with the buffer, the source replays them');
       early = null;
       expected = null;
       // Seam: the restored handles to complete (correct: every one).

@@ -40,14 +40,18 @@ import { repoRoot } from '../../../lib/paths.ts';
 t.test('options: defaults, overrides, help, and unusable values refused', async (t) => {
   const climb = { start: 40_000, resolution: 0.05, maxRungs: 12, confirmations: 1, step: 1000 };
   t.same(CLIMB_DEFAULTS, climb);
-  t.same(parseOptions([]), { rates: null, climb, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, tickMs: 50, keep: false }, 'no --rates: the climb; duration defaults to 11 checkpoints');
+  t.same(parseOptions([]), { rates: null, climb, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, producerNice: null, tickMs: 50, keep: false }, 'no --rates: the climb; duration defaults to 11 checkpoints');
   const o = parseOptions(['--rates', '100,250.5,1000', '--partitions=8', '--checkpoint-ms', '5000', '--keep']);
-  t.same(o, { rates: [100, 250.5, 1000], climb, partitions: 8, checkpointMs: 5000, durationMs: 55_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, tickMs: 50, keep: true }, 'the default duration follows --checkpoint-ms');
+  t.same(o, { rates: [100, 250.5, 1000], climb, partitions: 8, checkpointMs: 5000, durationMs: 55_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, producerNice: null, tickMs: 50, keep: true }, 'the default duration follows --checkpoint-ms');
   t.same(
     parseOptions(['--start', '80000', '--resolution', '0.1', '--max-rungs', '6', '--confirmations', '0', '--step', '500', '--producer-duration-s', '1m', '--producers', '4', '--producer-threads']),
-    { rates: null, climb: { start: 80_000, resolution: 0.1, maxRungs: 6, confirmations: 0, step: 500 }, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 60_000, producers: 4, producerThreads: true, tickMs: 50, keep: false },
+    { rates: null, climb: { start: 80_000, resolution: 0.1, maxRungs: 6, confirmations: 0, step: 500 }, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 60_000, producers: 4, producerThreads: true, producerNice: null, tickMs: 50, keep: false },
     "the climb's options",
   );
+  t.equal((parseOptions(['--producer-threads', '--producer-nice=-10']) as { producerNice: number }).producerNice, -10, '--producer-nice');
+  t.throws(() => parseOptions(['--producer-nice=-10']), /--producer-nice: only with --producer-threads/);
+  t.throws(() => parseOptions(['--producer-threads', '--producer-nice=-21']), /--producer-nice: "-21" is not an integer in -20..19/);
+  t.throws(() => parseOptions(['--producer-threads', '--producer-nice', 'high']), /--producer-nice: "high"/);
   t.throws(() => parseOptions(['--resolution', '1']), /--resolution: 1 is not below 1/);
   t.throws(() => parseOptions(['--resolution', '0']), /--resolution: "0" is not a number ≥ 0.001/);
   t.throws(() => parseOptions(['--start', '500']), /--start: "500" is not an integer ≥ 1000/, 'the start is at least one step');

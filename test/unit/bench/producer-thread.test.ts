@@ -5,6 +5,7 @@
  * answers) is rejected, not left hanging; after close() the thread is gone. A successful
  * send needs Kafka (the rig).
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { ThreadedProducer } from '../../../bench/producer-thread.ts';
 
@@ -26,4 +27,38 @@ t.test('numbering in the calling thread; a pending send rejected on close; the t
   await t.rejects(sent, /^producer thread(: | exited)/, 'the send never acknowledged is rejected (its error, or the thread ended under it), never left hanging');
   await t.rejects(p.produce(1), /producer thread exited/, 'after close: refused');
   t.throws(() => new ThreadedProducer(['127.0.0.1:9'], 'topic', 4, 60, [4]), /owned partitions \[4\] not within 0..3/);
+});
+
+/** The nice value of each thread of this process (field 19 of /proc/self/task/<tid>/stat), by thread id. */
+function threadNices(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    // After the command name in parentheses: state is field 3, nice field 19.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    out.set(Number(tid), Number(fields[19 - 3]));
+  }
+  return out;
+}
+
+t.test('nice: the sending thread sets its own nice value; the calling thread and the others keep theirs', async (t) => {
+  const before = threadNices();
+  const mainNice = before.get(process.pid);
+  t.ok(mainNice !== undefined, 'the main thread is listed');
+  // Raising it needs no privilege, so the test runs as any user.
+  const want = Math.min(19, mainNice! + 5);
+  t.not(want, mainNice, 'a nice value other than the calling thread\'s');
+  const p = new ThreadedProducer(['127.0.0.1:9'], 'topic', 2, 60, undefined, { nice: want, retries: 0 });
+  const deadline = Date.now() + 10_000;
+  let raised: number[] = [];
+  while (Date.now() < deadline) {
+    raised = [...threadNices()].filter(([tid, n]) => !before.has(tid) && n === want).map(([tid]) => tid);
+    if (raised.length) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  t.equal(raised.length, 1, `one new thread at nice ${want}: the producer's`);
+  t.equal(threadNices().get(process.pid), mainNice, 'the calling thread kept its nice value');
+  t.ok([...before].every(([tid, n]) => !threadNices().has(tid) || threadNices().get(tid) === n), 'every thread there before kept its own');
+  await p.close();
+  t.throws(() => new ThreadedProducer(['127.0.0.1:9'], 'topic', 2, 60, undefined, { nice: 20 }), /nice 20 is not an integer in -20..19/);
 });
