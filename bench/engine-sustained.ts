@@ -113,6 +113,13 @@ import { parseDurationOption } from '../lib/cli.ts';
 
 /** The climb's defaults (without --rates): see bench/climb.ts. */
 export const CLIMB_DEFAULTS = { start: 40_000, resolution: 0.05, maxRungs: 12, confirmations: 1, step: 1000 } as const;
+/**
+ * Events a send of the pacing loop carries at most (--max-send): a tick's due events go in
+ * sends of this size, one after the other, each split over the producers and awaited
+ * together. So the rate it can offer is at most this many events per acknowledgement round
+ * trip (acks=all over three brokers).
+ */
+export const DEFAULT_MAX_SEND = 5000;
 /** The share of the offered rate the producer must achieve for the rung to count. */
 export const MIN_ACHIEVED_SHARE = 0.98;
 /** Slack over one checkpoint interval for the drain and for p99 latency. */
@@ -134,6 +141,8 @@ export interface SustainedOptions {
   producerThreads: boolean;
   /** The producer threads' own nice value (--producer-nice), or null: unchanged. */
   producerNice: number | null;
+  /** Events a send carries at most (--max-send). */
+  maxSend: number;
   tickMs: number;
   keep: boolean;
 }
@@ -179,9 +188,13 @@ Options:
   --producer-threads    each producer in its own worker thread (default: in this process's
                         event loop, beside the watcher)
   --producer-nice=N     with --producer-threads: each producer thread sets its own nice value
-                        (-20..19; below 0 needs root; give a negative one with '='), so that on a machine the rig shares the
-                        load generator gets the CPU first and a side's limit is its own, not
-                        the producer's; the watcher, the baseline's thread and the rig keep theirs
+                        (-20..19; below 0 needs root; a negative one needs the '='), so that
+                        on a machine the rig shares, the load generator gets the CPU first and
+                        a side's limit is its own, not the producer's; the watcher, the
+                        baseline's thread and the rig keep theirs
+  --max-send N          events a send carries at most, split over the producers; sends go one
+                        after the other, so the rate offered is at most N per acknowledgement
+                        round trip (default ${DEFAULT_MAX_SEND})
   --partitions N        partitions of each fresh topic, RF 3 (default 4)
   --checkpoint-ms MS    checkpoint interval; also the baseline's put interval (default 8000)
   --duration-s DURATION how long each rate is offered: seconds, or with units: 300, 90s, 5m, 2h,
@@ -207,6 +220,7 @@ export function parseOptions(args: string[]): SustainedOptions | 'help' {
       producers: { type: 'string', default: '1' },
       'producer-threads': { type: 'boolean', default: false },
       'producer-nice': { type: 'string' },
+      'max-send': { type: 'string', default: String(DEFAULT_MAX_SEND) },
       partitions: { type: 'string', default: '4' },
       'checkpoint-ms': { type: 'string', default: '8000' },
       'duration-s': { type: 'string' },
@@ -239,7 +253,7 @@ export function parseOptions(args: string[]): SustainedOptions | 'help' {
     if (!v.trim() || !Number.isInteger(producerNice) || producerNice < -20 || producerNice > 19) throw new Error(`--producer-nice: ${JSON.stringify(v)} is not an integer in -20..19`);
     if (!values['producer-threads']) throw new Error('--producer-nice: only with --producer-threads (a nice value is set by the thread that sends)');
   }
-  return { rates, climb, partitions, checkpointMs, durationMs, producerDurationMs, producers, producerThreads: values['producer-threads']!, producerNice, tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
+  return { rates, climb, partitions, checkpointMs, durationMs, producerDurationMs, producers, producerThreads: values['producer-threads']!, producerNice, maxSend: num('max-send', values['max-send']!, 1), tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
 }
 
 /**
@@ -402,7 +416,6 @@ export function peakRss(samples: ResourceSample[]): { what: string; rssBytes: nu
 
 const MiB = 1048576;
 const LIST_INTERVAL_MS = 250;
-const MAX_SEND = 5000;
 
 /** Grows as needed; latencies in ms. */
 class Samples {
@@ -552,14 +565,14 @@ export interface Produced {
 }
 
 /** Offers `rate` events/s for `durationMs`, paced every `tickMs`, each send recorded in `log`. */
-export async function produceAtRate(producer: Pick<LineProducer, 'seq' | 'produce'>, log: SendLog, rate: number, durationMs: number, tickMs: number): Promise<Produced> {
+export async function produceAtRate(producer: Pick<LineProducer, 'seq' | 'produce'>, log: SendLog, rate: number, durationMs: number, tickMs: number, maxSend = DEFAULT_MAX_SEND): Promise<Produced> {
   const startedAt = Date.now();
   let sent = 0;
   let lastAck = startedAt;
   for (;;) {
     const elapsed = Date.now() - startedAt;
     if (elapsed >= durationMs) break;
-    for (const n of splitBatches(dueNow(rate, elapsed, sent), MAX_SEND)) {
+    for (const n of splitBatches(dueNow(rate, elapsed, sent), maxSend)) {
       const before = [...producer.seq];
       const at = Date.now();
       // LineProducer numbers a batch's events before its first await: record them before the ack.
@@ -723,7 +736,7 @@ async function producerStep(kit: RigKit, o: SustainedOptions, rate: number, runI
   let cpu: StepResult['cpu'];
   try {
     const before = await sampler.sample();
-    prod = await produceAtRate(pool, new SendLog(o.partitions), rate, o.producerDurationMs, o.tickMs);
+    prod = await produceAtRate(pool, new SendLog(o.partitions), rate, o.producerDurationMs, o.tickMs, o.maxSend);
     cpu = cpuBetween(before, await sampler.sample(), controllerRuns('producer', o));
   } finally {
     await pool.close().catch(() => undefined);
@@ -770,7 +783,7 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
     sampler.start();
     // CPU over the producer's run: a sample just before it starts and one just after it stops.
     const before = await sampler.sample();
-    prod = await produceAtRate(producer, log, rate, o.durationMs, o.tickMs);
+    prod = await produceAtRate(producer, log, rate, o.durationMs, o.tickMs, o.maxSend);
     cpu = cpuBetween(before, await sampler.sample(), controllerRuns(side, o));
     clearInterval(lagTimer);
     console.log(`  produced ${prod.produced} events in ${((prod.stoppedAt - prod.startedAt) / 1000).toFixed(1)} s = ${Math.round(prod.achieved)}/s (offered ${rate}/s)`);

@@ -40,16 +40,18 @@ import { repoRoot } from '../../../lib/paths.ts';
 t.test('options: defaults, overrides, help, and unusable values refused', async (t) => {
   const climb = { start: 40_000, resolution: 0.05, maxRungs: 12, confirmations: 1, step: 1000 };
   t.same(CLIMB_DEFAULTS, climb);
-  t.same(parseOptions([]), { rates: null, climb, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, producerNice: null, tickMs: 50, keep: false }, 'no --rates: the climb; duration defaults to 11 checkpoints');
+  t.same(parseOptions([]), { rates: null, climb, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, producerNice: null, maxSend: 5000, tickMs: 50, keep: false }, 'no --rates: the climb; duration defaults to 11 checkpoints');
   const o = parseOptions(['--rates', '100,250.5,1000', '--partitions=8', '--checkpoint-ms', '5000', '--keep']);
-  t.same(o, { rates: [100, 250.5, 1000], climb, partitions: 8, checkpointMs: 5000, durationMs: 55_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, producerNice: null, tickMs: 50, keep: true }, 'the default duration follows --checkpoint-ms');
+  t.same(o, { rates: [100, 250.5, 1000], climb, partitions: 8, checkpointMs: 5000, durationMs: 55_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, producerNice: null, maxSend: 5000, tickMs: 50, keep: true }, 'the default duration follows --checkpoint-ms');
   t.same(
     parseOptions(['--start', '80000', '--resolution', '0.1', '--max-rungs', '6', '--confirmations', '0', '--step', '500', '--producer-duration-s', '1m', '--producers', '4', '--producer-threads']),
-    { rates: null, climb: { start: 80_000, resolution: 0.1, maxRungs: 6, confirmations: 0, step: 500 }, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 60_000, producers: 4, producerThreads: true, producerNice: null, tickMs: 50, keep: false },
+    { rates: null, climb: { start: 80_000, resolution: 0.1, maxRungs: 6, confirmations: 0, step: 500 }, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 60_000, producers: 4, producerThreads: true, producerNice: null, maxSend: 5000, tickMs: 50, keep: false },
     "the climb's options",
   );
   t.equal((parseOptions(['--producer-threads', '--producer-nice=-10']) as { producerNice: number }).producerNice, -10, '--producer-nice');
   t.throws(() => parseOptions(['--producer-nice=-10']), /--producer-nice: only with --producer-threads/);
+  t.equal((parseOptions(['--max-send', '20000']) as { maxSend: number }).maxSend, 20_000, '--max-send');
+  t.throws(() => parseOptions(['--max-send', '0']), /--max-send: "0" is not an integer ≥ 1/);
   t.throws(() => parseOptions(['--producer-threads', '--producer-nice=-21']), /--producer-nice: "-21" is not an integer in -20..19/);
   t.throws(() => parseOptions(['--producer-threads', '--producer-nice', 'high']), /--producer-nice: "high"/);
   t.throws(() => parseOptions(['--resolution', '1']), /--resolution: 1 is not below 1/);
@@ -387,6 +389,13 @@ t.test('paced producer: the offered rate, every send in the log, a slow producer
   t.equal(keptUp({ offered: 4000, achieved: rs.achieved, drainMs: 0, p99Ms: 0, checkpointMs: 8000 }).producerLimited, true);
 
   await t.rejects(produceAtRate(new FakeProducer(2, () => 1, true), new SendLog(2), 4000, 300, 50), /numbered 0 of \d+ events before sending/);
+
+  // A smaller send: the same events, in sends of at most that many.
+  const small = new FakeProducer(3, () => 3);
+  const rsm = await produceAtRate(small, new SendLog(3), 4000, 600, 50, 50);
+  t.ok(small.sends.length > 0 && small.sends.every((n) => n > 0 && n <= 50), `every send at most 50 events (${Math.max(...small.sends)} the largest)`);
+  t.ok(small.sends.some((n) => n === 50), 'a tick due more than 50 events was split');
+  t.equal(rsm.produced, small.sends.reduce((a, b) => a + b, 0));
 });
 
 t.test('memory summary: the rig idle, the heaviest step loaded against it, the controller per step', async (t) => {
