@@ -45,8 +45,13 @@ t.test('nice: the sending thread sets its own nice value; the calling thread and
   const before = threadNices();
   const mainNice = before.get(process.pid);
   t.ok(mainNice !== undefined, 'the main thread is listed');
-  // Raising it needs no privilege, so the test runs as any user.
-  const want = Math.min(19, mainNice! + 5);
+  // Raising it needs no privilege; at nice 19 already (the test runner's unit tests beside the
+  // rig run so), only root can move it, downwards.
+  const want = mainNice! < 19 ? Math.min(19, mainNice! + 5) : process.getuid?.() === 0 ? 10 : null;
+  if (want === null) {
+    t.comment('SKIPPED: at nice 19 and not root, no other nice value can be set');
+    return;
+  }
   t.not(want, mainNice, 'a nice value other than the calling thread\'s');
   const p = new ThreadedProducer(['127.0.0.1:9'], 'topic', 2, 60, undefined, { nice: want, retries: 0 });
   const deadline = Date.now() + 10_000;
