@@ -60,17 +60,8 @@ export interface RawSinkOptions {
   t0?: number;
 }
 
-interface Init {
-  role: typeof ROLE;
-  bootstrap: string[];
-  topic: string;
-  partitions: number;
-  s3: S3Settings;
-  bucket: string;
-  prefix: string;
-  intervalMs: number;
-  t0: number;
-}
+/** What the thread gets: the options, its grid's origin fixed. */
+type Init = Required<RawSinkOptions> & { role: typeof ROLE };
 
 type Command = { t: 'finish'; target: number[] } | { t: 'abort' };
 /** 'started': every source started; 'error': the first failure (the loops are then being stopped); 'ended': every loop ended and its source is closed. */
@@ -96,7 +87,7 @@ export class ThreadedRawSink {
     if (!Number.isInteger(o.partitions) || o.partitions < 1) throw new Error(`ThreadedRawSink: ${o.partitions} partitions`);
     if (!(o.intervalMs > 0)) throw new Error(`ThreadedRawSink: interval ${o.intervalMs} ms`);
     this.#partitions = o.partitions;
-    const init: Init = { role: ROLE, bootstrap: o.bootstrap, topic: o.topic, partitions: o.partitions, s3: o.s3, bucket: o.bucket, prefix: o.prefix, intervalMs: o.intervalMs, t0: o.t0 ?? Date.now() };
+    const init: Init = { ...o, role: ROLE, t0: o.t0 ?? Date.now() };
     this.#failed = new Promise<never>((_, reject) => {
       this.#fail = (err) => {
         if (this.#failure) return;

@@ -565,16 +565,23 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
   let expected: { checkpointId: number; epoch: number } | null = null;
   let early: Early | null = null;
 
+  /** Takes the buffered lines and their bytes, one line each, leaving the buffer empty. */
+  function takeBuffer(): { body: Buffer; lines: string[] } {
+    const taken = lines;
+    const body = taken.length === 0 ? Buffer.alloc(0) : Buffer.from(taken.join('\n') + '\n');
+    if (body.length !== bufferedBytes) throw new Error(`s3_2pc_sink: buffer accounting: ${body.length} bytes built, ${bufferedBytes} counted`);
+    lines = [];
+    bufferedBytes = 0;
+    return { body, lines: taken };
+  }
+
   /** Hands what is buffered to the early chain as its next part (write() calls it once a part's worth is buffered). */
   function earlyPart(): void {
     if (!expected || closed) return;
     if (early && (early.failed !== undefined || early.bodies.length - early.parts.length >= MAX_EARLY_PARTS_QUEUED)) return;
     if (early && early.bodies.length >= MAX_PARTS - 1) return;
-    const body = Buffer.from(lines.join('\n') + '\n');
-    if (body.length !== bufferedBytes) throw new Error(`s3_2pc_sink: buffer accounting: ${body.length} bytes built, ${bufferedBytes} counted`);
-    const records = lines.length;
-    lines = [];
-    bufferedBytes = 0;
+    const { body, lines: taken } = takeBuffer();
+    const records = taken.length;
     if (!early) {
       const { checkpointId, epoch } = expected;
       early = { checkpointId, epoch, key: objectKey(checkpointId, epoch), token: randomBytes(16).toString('hex'), uploadId: null, bodies: [], records: 0, bytes: 0, parts: [], md5s: [], chain: Promise.resolve(), failed: undefined };
@@ -799,12 +806,8 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
       if (lines.length === 0 && !e && !seams.stageEmptyBuffer) {
         handles = [];
       } else {
-        const taken = lines;
-        const takenBytes = bufferedBytes;
-        lines = [];
-        bufferedBytes = 0;
-        const body = taken.length === 0 ? Buffer.alloc(0) : Buffer.from(taken.join('\n') + '\n');
-        if (body.length !== takenBytes) throw new Error(`s3_2pc_sink: buffer accounting: ${body.length} bytes built, ${takenBytes} counted`);
+        const { body, lines: taken } = takeBuffer();
+        const takenBytes = body.length;
         let h: UploadHandle;
         try {
           h = await stageWithEarly(checkpointId, epoch, e, body, taken.length);
