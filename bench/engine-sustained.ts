@@ -103,6 +103,7 @@ import { climb, describeClimb, type Climb } from './climb.ts';
 import { LAG_GROWTH_SHARE, lagGrowth, type LagGrowth, type LagPoint } from './lag-trend.ts';
 import { ProducerPool, ownedBy } from './producer-pool.ts';
 import { ThreadedProducer } from './producer-thread.ts';
+import { JvmProducer, processCpuS } from './jvm-producer.ts';
 import { ThreadedRawSink } from './raw-sink-thread.ts';
 import { cpuBetween, cpuTable, readEngineSplit, splitTable, type CpuRow, type EngineSplit } from './time-split.ts';
 import { parseDurationOption } from '../lib/cli.ts';
@@ -139,6 +140,8 @@ export interface SustainedOptions {
   producers: number;
   /** Each producer in its own worker thread (bench/producer-thread.ts). */
   producerThreads: boolean;
+  /** Each producer in its own JVM process (bench/jvm-producer.ts). */
+  producerJvm: boolean;
   /** The producer threads' own nice value (--producer-nice), or null: unchanged. */
   producerNice: number | null;
   /** Events a send carries at most (--max-send). */
@@ -187,11 +190,15 @@ Options:
   --producers N         producers splitting the partitions, sending concurrently (default 1)
   --producer-threads    each producer in its own worker thread (default: in this process's
                         event loop, beside the watcher)
-  --producer-nice=N     with --producer-threads: each producer thread sets its own nice value
-                        (-20..19; below 0 needs root; a negative one needs the '='), so that
-                        on a machine the rig shares, the load generator gets the CPU first and
-                        a side's limit is its own, not the producer's; the watcher, the
-                        baseline's thread and the rig keep theirs
+  --producer-jvm        each producer in its own JVM process, Kafka's own Java client (the
+                        rig's pinned jars; bench/jvm-producer/BenchProducer.java, compiled
+                        once into the cache): the same lines and settings, far less CPU an
+                        event than the Node client
+  --producer-nice=N     with --producer-threads or --producer-jvm: each producer thread (or
+                        JVM) gets this nice value (-20..19; below 0 needs root; a negative one
+                        needs the '='), so that on a machine the rig shares, the load
+                        generator gets the CPU first and a side's limit is its own, not the
+                        producer's; the watcher, the baseline's thread and the rig keep theirs
   --max-send N          events a send carries at most, split over the producers; sends go one
                         after the other, so the rate offered is at most N per acknowledgement
                         round trip (default ${DEFAULT_MAX_SEND})
@@ -219,6 +226,7 @@ export function parseOptions(args: string[]): SustainedOptions | 'help' {
       'producer-duration-s': { type: 'string', default: '30' },
       producers: { type: 'string', default: '1' },
       'producer-threads': { type: 'boolean', default: false },
+      'producer-jvm': { type: 'boolean', default: false },
       'producer-nice': { type: 'string' },
       'max-send': { type: 'string', default: String(DEFAULT_MAX_SEND) },
       partitions: { type: 'string', default: '4' },
@@ -251,9 +259,10 @@ export function parseOptions(args: string[]): SustainedOptions | 'help' {
     const v = values['producer-nice'];
     producerNice = Number(v);
     if (!v.trim() || !Number.isInteger(producerNice) || producerNice < -20 || producerNice > 19) throw new Error(`--producer-nice: ${JSON.stringify(v)} is not an integer in -20..19`);
-    if (!values['producer-threads']) throw new Error('--producer-nice: only with --producer-threads (a nice value is set by the thread that sends)');
+    if (!values['producer-threads'] && !values['producer-jvm']) throw new Error('--producer-nice: only with --producer-threads or --producer-jvm (a nice value is set by the thread or process that sends)');
   }
-  return { rates, climb, partitions, checkpointMs, durationMs, producerDurationMs, producers, producerThreads: values['producer-threads']!, producerNice, maxSend: num('max-send', values['max-send']!, 1), tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
+  if (values['producer-threads'] && values['producer-jvm']) throw new Error('--producer-threads and --producer-jvm: choose one (a producer runs in a thread of this process or in its own JVM)');
+  return { rates, climb, partitions, checkpointMs, durationMs, producerDurationMs, producers, producerThreads: values['producer-threads']!, producerJvm: values['producer-jvm']!, producerNice, maxSend: num('max-send', values['max-send']!, 1), tickMs: num('tick-ms', values['tick-ms']!, 1), keep: values.keep! };
 }
 
 /**
@@ -276,8 +285,11 @@ export class SendLog {
   readonly #first: number[][];
   readonly #last: number[][];
   readonly #at: number[][];
+  /** Per partition, the send timeOf found last. */
+  readonly #hint: number[];
 
   constructor(partitions: number) {
+    this.#hint = new Array(partitions).fill(0);
     this.#first = Array.from({ length: partitions }, () => []);
     this.#last = Array.from({ length: partitions }, () => []);
     this.#at = Array.from({ length: partitions }, () => []);
@@ -297,13 +309,19 @@ export class SendLog {
   timeOf(p: number, seq: number): number | undefined {
     const f = this.#first[p];
     if (!f || !Number.isInteger(seq) || seq < 0) return undefined;
+    // An object's lines come in order: the send that held the last one asked for usually holds this one.
+    const h = this.#hint[p]!;
+    if (h < f.length && f[h]! <= seq && this.#last[p]![h]! >= seq) return this.#at[p]![h]!;
     let lo = 0;
     let hi = f.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       if (f[mid]! > seq) hi = mid - 1;
       else if (this.#last[p]![mid]! < seq) lo = mid + 1;
-      else return this.#at[p]![mid]!;
+      else {
+        this.#hint[p] = mid;
+        return this.#at[p]![mid]!;
+      }
     }
     return undefined;
   }
@@ -434,6 +452,33 @@ class Samples {
   }
 }
 
+/**
+ * The non-negative integer written at body[i..] as JSON writes one (no sign, no leading zero,
+ * at most 15 digits, followed by no digit), or -1.
+ */
+export function digitsAt(body: string, i: number, end: number): number {
+  let n = 0;
+  let k = i;
+  for (; k < end && k - i < 16; k++) {
+    const c = body.charCodeAt(k) - 48;
+    if (c < 0 || c > 9) break;
+    n = n * 10 + c;
+  }
+  const len = k - i;
+  if (len === 0 || len > 15 || (len > 1 && body.charCodeAt(i) === 48)) return -1;
+  return n;
+}
+
+/** Digits of a non-negative integer written in decimal. */
+function digitCount(n: number): number {
+  let d = 1;
+  while (n >= 10) {
+    n = Math.floor(n / 10);
+    d++;
+  }
+  return d;
+}
+
 /** Watches a prefix: first sight of each object, latency of each line, distinct (p, seq) seen. */
 export class Watcher {
   readonly #s3: S3Client;
@@ -454,6 +499,10 @@ export class Watcher {
   errors = 0;
   /** The latest first sight of an object that brought a new (p, seq). */
   lastNewSightAt = 0;
+  /** The producers' padding, once a line showed it (see #fastLine). */
+  #pad: string | null = null;
+  /** The partition of the line #fastLine last read. */
+  #fastP = 0;
 
   constructor(s3: S3Client, bucket: string, prefix: string, log: SendLog, partitions: number) {
     this.#s3 = s3;
@@ -508,39 +557,81 @@ export class Watcher {
       }
     }
     let fresh = false;
-    for (const line of body.split('\n')) {
-      if (!line) continue;
-      let e: { p?: unknown; seq?: unknown };
-      try {
-        e = JSON.parse(line) as { p?: unknown; seq?: unknown };
-      } catch {
-        this.foreign++;
-        continue;
+    for (let start = 0; start < body.length; ) {
+      let end = body.indexOf('\n', start);
+      if (end < 0) end = body.length;
+      const from = start;
+      start = end + 1;
+      if (end === from) continue;
+      let p: number;
+      let seq: number;
+      const fast = this.#fastLine(body, from, end);
+      if (fast >= 0) {
+        p = this.#fastP;
+        seq = fast;
+      } else {
+        const line = body.slice(from, end);
+        let e: { p?: unknown; seq?: unknown; pad?: unknown };
+        try {
+          e = JSON.parse(line) as { p?: unknown; seq?: unknown; pad?: unknown };
+        } catch {
+          this.foreign++;
+          continue;
+        }
+        if (typeof e.p !== 'number' || typeof e.seq !== 'number') {
+          this.foreign++;
+          continue;
+        }
+        p = e.p;
+        seq = e.seq;
+        // The producers' own line: later lines with this padding take the fast path.
+        if (typeof e.pad === 'string' && JSON.stringify({ p, seq, pad: e.pad }) === line) this.#pad = e.pad;
       }
-      const p = e.p;
-      const seq = e.seq;
-      const sent = typeof p === 'number' && typeof seq === 'number' ? this.#log.timeOf(p, seq) : undefined;
+      const sent = this.#log.timeOf(p, seq);
       if (sent === undefined) {
         this.foreign++;
         continue;
       }
       this.latencies.push(sight - sent);
-      const pp = p as number;
-      const s = seq as number;
-      let arr = this.#seen[pp]!;
-      if (s >= arr.length) {
-        const b = new Uint8Array(Math.max(arr.length * 2, s + 1));
+      let arr = this.#seen[p]!;
+      if (seq >= arr.length) {
+        const b = new Uint8Array(Math.max(arr.length * 2, seq + 1));
         b.set(arr);
-        arr = this.#seen[pp] = b;
+        arr = this.#seen[p] = b;
       }
-      if (arr[s]) this.duplicates++;
+      if (arr[seq]) this.duplicates++;
       else {
-        arr[s] = 1;
+        arr[seq] = 1;
         this.distinct++;
         fresh = true;
       }
     }
     if (fresh) this.lastNewSightAt = Math.max(this.lastNewSightAt, sight);
+  }
+
+  /**
+   * The seq of body[from, end) when that line is exactly the producers' own,
+   * JSON.stringify({ p, seq, pad }) with the padding seen before, read without a parse or a
+   * substring (its p in #fastP); -1 for any other line, which then goes through JSON.parse as
+   * before. At a few hundred thousand lines a second the parse was most of the watcher's CPU.
+   */
+  #fastLine(body: string, from: number, end: number): number {
+    const pad = this.#pad;
+    if (pad === null || !body.startsWith('{"p":', from)) return -1;
+    let i = from + 5;
+    const p = digitsAt(body, i, end);
+    if (p < 0) return -1;
+    i += digitCount(p);
+    if (!body.startsWith(',"seq":', i)) return -1;
+    i += 7;
+    const seq = digitsAt(body, i, end);
+    if (seq < 0) return -1;
+    i += digitCount(seq);
+    if (!body.startsWith(',"pad":"', i)) return -1;
+    i += 8;
+    if (i + pad.length + 2 !== end || !body.startsWith(pad, i) || !body.startsWith('"}', i + pad.length)) return -1;
+    this.#fastP = p;
+    return seq;
   }
 
   /** Every read started so far has finished; a read that failed throws here (its lines are unknown). */
@@ -694,13 +785,44 @@ function storeSettings(kit: RigKit): S3Settings {
   return { endpoint: kit.state.store.endpoint, region: kit.state.store.region, accessKeyId: kit.credentials.accessKeyId, secretAccessKey: kit.credentials.secretAccessKey };
 }
 
-/** The pool of --producers producers for a topic (bench/producer-pool.ts), each in its own thread with --producer-threads. */
-function producerPool(kit: RigKit, o: SustainedOptions, topic: string): ProducerPool {
-  const member = (i: number) =>
-    o.producerThreads
-      ? new ThreadedProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions), o.producerNice === null ? {} : { nice: o.producerNice })
-      : new LineProducer(kit.bootstrap, topic, o.partitions, 60, ownedBy(i, o.producers, o.partitions));
-  return new ProducerPool(o.partitions, Array.from({ length: o.producers }, (_, i) => member(i)));
+/**
+ * The pool of --producers producers for a topic (bench/producer-pool.ts), each in its own
+ * thread with --producer-threads or its own JVM with --producer-jvm; resolves once every
+ * member can send (a JVM's start takes about a second: not inside the rung's clock).
+ */
+async function producerPool(kit: RigKit, o: SustainedOptions, topic: string): Promise<ProducerPool> {
+  const nice = o.producerNice === null ? {} : { nice: o.producerNice };
+  const member = (i: number) => {
+    const owned = ownedBy(i, o.producers, o.partitions);
+    if (o.producerJvm) return new JvmProducer(kit.bootstrap, topic, o.partitions, 60, owned, nice);
+    if (o.producerThreads) return new ThreadedProducer(kit.bootstrap, topic, o.partitions, 60, owned, nice);
+    return new LineProducer(kit.bootstrap, topic, o.partitions, 60, owned);
+  };
+  const pool = new ProducerPool(o.partitions, Array.from({ length: o.producers }, (_, i) => member(i)));
+  try {
+    await pool.ready();
+  } catch (err) {
+    await pool.close().catch(() => undefined);
+    throw err;
+  }
+  return pool;
+}
+
+/** CPU seconds so far of the pool's JVM producers (null without --producer-jvm). */
+function jvmCpuS(pool: ProducerPool): number | null {
+  const pids = pool.members.map((m) => (m instanceof JvmProducer ? m.pid : undefined)).filter((p): p is number => p !== undefined);
+  if (!pids.length) return null;
+  return pids.reduce((a, pid) => a + (processCpuS(pid) ?? 0), 0);
+}
+
+/** The CPU table of a rung, with the JVM producers' own row when they ran (they are processes of their own, outside this process's row). */
+function withJvmRow(cpu: StepResult['cpu'], before: number | null, after: number | null, o: SustainedOptions): StepResult['cpu'] {
+  if (before === null || after === null || !(cpu.windowS > 0)) return cpu;
+  const cpuS = Math.max(0, after - before);
+  const row: CpuRow = { what: `producer JVM${o.producers === 1 ? '' : 's'}${o.producerNice === null ? '' : ` (nice ${o.producerNice})`}`, cpuS, pct: (cpuS / cpu.windowS) * 100 };
+  const rows = [...cpu.rows];
+  rows.splice(rows.length - 1, 0, row); // this process's row stays last
+  return { ...cpu, rows };
 }
 
 /**
@@ -709,13 +831,14 @@ function producerPool(kit: RigKit, o: SustainedOptions, topic: string): Producer
  * baseline sides the watcher, and on the baseline side the baseline's own thread.
  */
 function controllerRuns(side: Side, o: SustainedOptions): string {
+  if (o.producerJvm) return side === 'producer' ? 'pacing' : side === 'engine' ? 'pacing + watcher' : 'pacing + watcher + baseline thread';
   const producer = o.producerThreads ? 'producer threads' : 'producer';
   return side === 'producer' ? producer : side === 'engine' ? `${producer} + watcher` : `${producer} + watcher + baseline thread`;
 }
 
 /** "4 producers in threads", for the headings. */
 function describeProducers(o: SustainedOptions): string {
-  return `${o.producers} producer${o.producers === 1 ? '' : 's'}${o.producerThreads ? ` in ${o.producers === 1 ? 'its own thread' : 'their own threads'}` : ''}${o.producerNice === null ? '' : ` at nice ${o.producerNice}`}`;
+  return `${o.producers} producer${o.producers === 1 ? '' : 's'}${o.producerJvm ? ` in ${o.producers === 1 ? 'its own JVM' : 'their own JVMs'}` : o.producerThreads ? ` in ${o.producers === 1 ? 'its own thread' : 'their own threads'}` : ''}${o.producerNice === null ? '' : ` at nice ${o.producerNice}`}`;
 }
 
 /** Rungs run so far in this process (a rate offered again gets a fresh topic and prefix: Kafka deletes a topic asynchronously). */
@@ -729,15 +852,17 @@ async function producerStep(kit: RigKit, o: SustainedOptions, rate: number, runI
   const topic = `clink-bench-sus-${tag}`;
   console.log(`\n== producer only at ${rate} events/s: topic ${topic}, ${o.producerDurationMs / 1000} s, ${describeProducers(o)}`);
   await createTopic(kit.bootstrap, topic, o.partitions, 3);
-  const pool = producerPool(kit, o, topic);
+  const pool = await producerPool(kit, o, topic);
   const resFile = path.join(workDir, `resources-${tag}.jsonl`);
   const sampler = new ResourceSampler({ rig: kit.state, remote: kit.remote, path: resFile, intervalMs: 30_000, produced: () => pool.produced, judged: () => 0 });
   let prod: Produced;
   let cpu: StepResult['cpu'];
   try {
     const before = await sampler.sample();
+    const jvm0 = jvmCpuS(pool);
     prod = await produceAtRate(pool, new SendLog(o.partitions), rate, o.producerDurationMs, o.tickMs, o.maxSend);
-    cpu = cpuBetween(before, await sampler.sample(), controllerRuns('producer', o));
+    const jvm1 = jvmCpuS(pool);
+    cpu = withJvmRow(cpuBetween(before, await sampler.sample(), controllerRuns('producer', o)), jvm0, jvm1, o);
   } finally {
     await pool.close().catch(() => undefined);
   }
@@ -758,7 +883,7 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
   await createTopic(kit.bootstrap, topic, o.partitions, 3);
   const log = new SendLog(o.partitions);
   const watcher = new Watcher(kit.s3, bucket, prefix, log, o.partitions);
-  const producer = producerPool(kit, o, topic);
+  const producer = await producerPool(kit, o, topic);
   const resFile = path.join(workDir, `resources-${tag}.jsonl`);
   const sampler = new ResourceSampler({ rig: kit.state, remote: kit.remote, path: resFile, intervalMs: 30_000, produced: () => producer.produced, judged: () => watcher.distinct });
   const engine = side === 'engine' ? clinkEngine() : null;
@@ -783,8 +908,10 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
     sampler.start();
     // CPU over the producer's run: a sample just before it starts and one just after it stops.
     const before = await sampler.sample();
+    const jvm0 = jvmCpuS(producer);
     prod = await produceAtRate(producer, log, rate, o.durationMs, o.tickMs, o.maxSend);
-    cpu = cpuBetween(before, await sampler.sample(), controllerRuns(side, o));
+    const jvm1 = jvmCpuS(producer);
+    cpu = withJvmRow(cpuBetween(before, await sampler.sample(), controllerRuns(side, o)), jvm0, jvm1, o);
     clearInterval(lagTimer);
     console.log(`  produced ${prod.produced} events in ${((prod.stoppedAt - prod.startedAt) / 1000).toFixed(1)} s = ${Math.round(prod.achieved)}/s (offered ${rate}/s)`);
     const finished = sink?.finish(prod.seq);

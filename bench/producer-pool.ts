@@ -9,8 +9,8 @@
  */
 import type { LineProducer } from '../test/helpers/rig-kit.ts';
 
-/** What the pool needs of a member (LineProducer; a fake in unit tests). */
-export type PoolMember = Pick<LineProducer, 'seq' | 'produce' | 'close' | 'owned'>;
+/** What the pool needs of a member (LineProducer; a fake in unit tests); `ready`, when it has one, resolves once it can send (a JVM producer's start). */
+export type PoolMember = Pick<LineProducer, 'seq' | 'produce' | 'close' | 'owned'> & { ready?(): Promise<void> };
 
 /** The partitions producer `i` of `n` writes. */
 export function ownedBy(i: number, n: number, partitions: number): number[] {
@@ -60,6 +60,11 @@ export class ProducerPool {
     const each = new Array(this.members.length).fill(0);
     perPartition(count, this.produced, this.partitions).forEach((n, p) => (each[this.#owner[p]!] += n));
     return Promise.all(this.members.map((m, i) => (each[i] ? m.produce(each[i], each[i]) : Promise.resolve()))).then(() => undefined);
+  }
+
+  /** Every member can send (those with a start of their own have started). */
+  async ready(): Promise<void> {
+    await Promise.all(this.members.map((m) => m.ready?.()));
   }
 
   async close(): Promise<void> {

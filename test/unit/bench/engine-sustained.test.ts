@@ -14,6 +14,7 @@ import {
   SendLog,
   Watcher,
   awaitDrain,
+  digitsAt,
   dueNow,
   keptUp,
   maxSustained,
@@ -40,16 +41,18 @@ import { repoRoot } from '../../../lib/paths.ts';
 t.test('options: defaults, overrides, help, and unusable values refused', async (t) => {
   const climb = { start: 40_000, resolution: 0.05, maxRungs: 12, confirmations: 1, step: 1000 };
   t.same(CLIMB_DEFAULTS, climb);
-  t.same(parseOptions([]), { rates: null, climb, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, producerNice: null, maxSend: 5000, tickMs: 50, keep: false }, 'no --rates: the climb; duration defaults to 11 checkpoints');
+  t.same(parseOptions([]), { rates: null, climb, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, producerJvm: false, producerNice: null, maxSend: 5000, tickMs: 50, keep: false }, 'no --rates: the climb; duration defaults to 11 checkpoints');
   const o = parseOptions(['--rates', '100,250.5,1000', '--partitions=8', '--checkpoint-ms', '5000', '--keep']);
-  t.same(o, { rates: [100, 250.5, 1000], climb, partitions: 8, checkpointMs: 5000, durationMs: 55_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, producerNice: null, maxSend: 5000, tickMs: 50, keep: true }, 'the default duration follows --checkpoint-ms');
+  t.same(o, { rates: [100, 250.5, 1000], climb, partitions: 8, checkpointMs: 5000, durationMs: 55_000, producerDurationMs: 30_000, producers: 1, producerThreads: false, producerJvm: false, producerNice: null, maxSend: 5000, tickMs: 50, keep: true }, 'the default duration follows --checkpoint-ms');
   t.same(
     parseOptions(['--start', '80000', '--resolution', '0.1', '--max-rungs', '6', '--confirmations', '0', '--step', '500', '--producer-duration-s', '1m', '--producers', '4', '--producer-threads']),
-    { rates: null, climb: { start: 80_000, resolution: 0.1, maxRungs: 6, confirmations: 0, step: 500 }, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 60_000, producers: 4, producerThreads: true, producerNice: null, maxSend: 5000, tickMs: 50, keep: false },
+    { rates: null, climb: { start: 80_000, resolution: 0.1, maxRungs: 6, confirmations: 0, step: 500 }, partitions: 4, checkpointMs: 8000, durationMs: 88_000, producerDurationMs: 60_000, producers: 4, producerThreads: true, producerJvm: false, producerNice: null, maxSend: 5000, tickMs: 50, keep: false },
     "the climb's options",
   );
   t.equal((parseOptions(['--producer-threads', '--producer-nice=-10']) as { producerNice: number }).producerNice, -10, '--producer-nice');
   t.throws(() => parseOptions(['--producer-nice=-10']), /--producer-nice: only with --producer-threads/);
+  t.same((({ producerJvm, producerNice, producerThreads }) => ({ producerJvm, producerNice, producerThreads }))(parseOptions(['--producer-jvm', '--producer-nice=-10']) as { producerJvm: boolean; producerNice: number; producerThreads: boolean }), { producerJvm: true, producerNice: -10, producerThreads: false }, '--producer-jvm, with a nice value');
+  t.throws(() => parseOptions(['--producer-jvm', '--producer-threads']), /choose one/);
   t.equal((parseOptions(['--max-send', '20000']) as { maxSend: number }).maxSend, 20_000, '--max-send');
   t.throws(() => parseOptions(['--max-send', '0']), /--max-send: "0" is not an integer ≥ 1/);
   t.throws(() => parseOptions(['--producer-threads', '--producer-nice=-21']), /--producer-nice: "-21" is not an integer in -20..19/);
@@ -248,7 +251,7 @@ t.test('through the CLI: --help prints the options, a bad ladder exits 254; both
   const file = path.join(repoRoot, 'bench', 'engine-sustained.ts');
   const help = spawnSync(process.execPath, [file, '--help'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
   t.equal(help.status, 0);
-  for (const o of ['--rates', '--start', '--resolution', '--max-rungs', '--confirmations', '--step', '--producer-duration-s', '--producers', '--producer-threads', '--partitions', '--checkpoint-ms', '--duration-s', '--tick-ms', '--keep']) t.match(help.stdout, o);
+  for (const o of ['--rates', '--start', '--resolution', '--max-rungs', '--confirmations', '--step', '--producer-duration-s', '--producers', '--producer-threads', '--producer-jvm', '--producer-nice', '--partitions', '--checkpoint-ms', '--duration-s', '--tick-ms', '--keep']) t.match(help.stdout, o);
   for (const f of ['clink_max_events_per_s', 'baseline_max_events_per_s', 'producer_max_events_per_s', 'ratio_at_baseline_max', 'determined=yes|no', 'producer-bound']) t.match(help.stdout, f, `--help says what ${f} is`);
   t.notMatch(help.stdout, /^RESULT /m, 'no RESULT line (the usage only says what it holds)');
   const bad = spawnSync(process.execPath, [file, '--rates', '5000,2000'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
@@ -338,6 +341,103 @@ t.test('watcher: an object that cannot be read fails the step instead of vanishi
   await t.rejects(w.stop(), /cannot read/);
   t.equal(s3.gets.get('pre/bad.jsonl'), 5, 'five attempts');
   t.equal(w.distinct, 0);
+});
+
+/** The watcher's judgement of a body as it was before its fast path: a JSON.parse per line. */
+function referenceRead(body: string, log: SendLog, partitions: number): { distinct: number; duplicates: number; foreign: number; sent: number[] } {
+  const seen = Array.from({ length: partitions }, () => new Set<number>());
+  const r = { distinct: 0, duplicates: 0, foreign: 0, sent: [] as number[] };
+  for (const line of body.split('\n')) {
+    if (!line) continue;
+    let e: { p?: unknown; seq?: unknown };
+    try {
+      e = JSON.parse(line) as { p?: unknown; seq?: unknown };
+    } catch {
+      r.foreign++;
+      continue;
+    }
+    const at = typeof e.p === 'number' && typeof e.seq === 'number' ? log.timeOf(e.p, e.seq) : undefined;
+    if (at === undefined) {
+      r.foreign++;
+      continue;
+    }
+    r.sent.push(at);
+    const s = seen[e.p as number]!;
+    if (s.has(e.seq as number)) r.duplicates++;
+    else {
+      s.add(e.seq as number);
+      r.distinct++;
+    }
+  }
+  return r;
+}
+
+t.test('watcher: the fast path reads exactly the lines JSON.parse reads, and counts the rest as before', async (t) => {
+  t.equal(digitsAt('{"p":120,', 5, 9), 120);
+  t.equal(digitsAt('0,', 0, 2), 0, 'zero');
+  t.equal(digitsAt('01,', 0, 3), -1, 'a leading zero is not JSON');
+  t.equal(digitsAt('-1,', 0, 3), -1, 'no sign');
+  t.equal(digitsAt(',', 0, 1), -1, 'no digit');
+  t.equal(digitsAt('1234567890123456', 0, 16), -1, 'more than 15 digits');
+  t.equal(digitsAt('12', 0, 1), 1, 'stops at the line end');
+  const pad = 'x'.repeat(60);
+  const good = (p: number, seq: number) => JSON.stringify({ p, seq, pad });
+  const odd = [
+    '{"p":0,"seq":013,"pad":"' + pad + '"}', // not JSON
+    '{"p":0,"seq":13,"pad":"' + pad + '","more":1}', // JSON, another shape: counted by the parse
+    '{"p":0,"seq":14,"pad":"xx"}', // another padding: counted by the parse
+    '{"p":0,"seq":15,"pad":"' + pad + '"', // cut short
+    '{"p":0,"seq":16,"pad":"' + pad + '"} ', // a trailing blank: JSON, counted
+    '{"seq":17,"p":0,"pad":"' + pad + '"}', // keys in another order: JSON, counted
+    '{"p":0,"seq":18.5,"pad":"' + pad + '"}', // not an integer: foreign
+    '{"p":9,"seq":8,"pad":"' + pad + '"}', // no such partition: foreign
+    '{"p":1,"seq":99999,"pad":"' + pad + '"}', // never sent: foreign
+    '{"p":0,"seq":1.9e1,"pad":"' + pad + '"}', // 19 in another spelling: counted
+    '{"p":"0","seq":11,"pad":"' + pad + '"}', // a string p: foreign
+    '{"p":0,"seq":20,"pad":"' + pad.slice(1) + 'y"}', // the same length, another padding
+    'not json',
+  ];
+  const rows: string[] = [];
+  for (let seq = 0; seq < 20; seq++) rows.push(good(seq % 2, seq >> 1));
+  rows.push(...odd, good(0, 0), good(1, 9)); // two duplicates
+  for (let seq = 21; seq < 30; seq++) rows.push(good(0, seq), good(1, seq));
+  const body = rows.join('\n') + '\n\n';
+  const log = new SendLog(2);
+  log.record(0, 0, 9, 1000);
+  log.record(0, 10, 29, 2000);
+  log.record(1, 0, 29, 1500);
+  const want = referenceRead(body, log, 2);
+  t.ok(want.foreign >= 6 && want.duplicates === 2, `the reference sees foreign ${want.foreign}, duplicates ${want.duplicates}`);
+  const s3 = new FakeS3();
+  s3.objects.set('pre/a.jsonl', body);
+  s3.objects.set('pre/b.jsonl', good(0, 0) + '\n' + good(1, 0) + '\n'); // duplicates of a's, read after the padding is known
+  const w = new Watcher(s3 as unknown as S3Client, 'b', 'pre/', log, 2);
+  w.start();
+  t.teardown(() => w.stop());
+  await sleep(400);
+  await w.settle();
+  const both = referenceRead(body + good(0, 0) + '\n' + good(1, 0) + '\n', log, 2);
+  t.same({ distinct: w.distinct, duplicates: w.duplicates, foreign: w.foreign }, { distinct: both.distinct, duplicates: both.duplicates, foreign: both.foreign }, 'the same counts as a parse of every line');
+  t.equal(w.latencies.length, both.sent.length, 'a latency per line the parse would have timed');
+  await w.stop();
+});
+
+t.test('send log: lookups in any order agree with a scan of the sends (the last send found is tried first)', async (t) => {
+  const log = new SendLog(1);
+  const sends: [number, number, number][] = [];
+  for (let first = 0, k = 0; first < 5000; k++) {
+    const n = 1 + ((k * 37) % 120);
+    sends.push([first, first + n - 1, 1000 + k]);
+    log.record(0, first, first + n - 1, 1000 + k);
+    first += n;
+  }
+  const scan = (seq: number) => sends.find(([f, l]) => f <= seq && seq <= l)?.[2];
+  let wrong = 0;
+  for (let i = 0; i < 3000; i++) {
+    const seq = i < 1500 ? i * 3 : (i * 7919) % 5200; // in order, then jumping about, past the end too
+    if (log.timeOf(0, seq) !== scan(seq)) wrong++;
+  }
+  t.equal(wrong, 0, 'every lookup right');
 });
 
 /** A stand-in for LineProducer: numbers events round-robin at once, acknowledges after delayMs(n). */
