@@ -34,6 +34,8 @@ const GO = `#!/usr/bin/env bash
 tool=go
 ${COMMON}
 echo "go $* CGO_ENABLED=\${CGO_ENABLED:-} GOFLAGS=\${GOFLAGS:-}" >>"$calls"
+# Its own nice value (field 19 of /proc/<pid>/stat), when asked.
+[ -n "\${FAKE_GO_NICE_FILE:-}" ] && awk '{ print $19 }' /proc/$$/stat >"$FAKE_GO_NICE_FILE"
 started "\${FAKE_GO_STARTED:-}"
 [ "$1" = install ] || { echo "fake go: only install" >&2; exit 2; }
 echo "fake go: building $2"

@@ -87,6 +87,17 @@ t.test('a build runs go install once, with the pinned module, and leaves the bin
   t.same(goCallsSince(n).length, 1, 'a second run finds the binary and builds nothing');
 });
 
+t.test('as root the compile runs 5 nice steps ahead of its caller; otherwise at the caller\'s own', async (t) => {
+  const niceFile = tools.file('go-nice');
+  const { env } = freshCache(t, { FAKE_GO_NICE_FILE: niceFile });
+  const own = Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19 - 3]);
+  const r = await script([], env);
+  t.equal(r.code, 0, r.out);
+  const got = Number(readFileSync(niceFile, 'utf8').trim());
+  const root = process.getuid?.() === 0;
+  t.equal(got, root ? Math.max(-20, own - 5) : own, `go ran at nice ${got}, this test at ${own}${root ? ' (root)' : ''}`);
+});
+
 t.test('two builds at once: the second waits for the first under the lock, then builds nothing', async (t) => {
   const hold = tools.file('hold-concurrent');
   const started = tools.file('started-concurrent');
