@@ -23,6 +23,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../lib/paths.ts';
 import { PINS } from '../rig/install.ts';
+import { numberSend, type SendRange } from './producer-pool.ts';
 
 const SOURCE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'jvm-producer', 'BenchProducer.java');
 const REPLY = 'clink-bench-reply ';
@@ -55,11 +56,9 @@ export function compiledProducer(libs = kafkaLibs()): string {
   return dir;
 }
 
-/** [partition, first seq, count] */
-type Range = [number, number, number];
 
 /** The request line for a send. */
-export function requestLine(id: number, ranges: readonly Range[]): string {
+export function requestLine(id: number, ranges: readonly SendRange[]): string {
   return `${id} ${ranges.map(([p, first, n]) => `${p}:${first}:${n}`).join(' ')}\n`;
 }
 
@@ -162,17 +161,7 @@ export class JvmProducer {
   produce(count: number, batch = count): Promise<void> {
     if (batch < count) return Promise.reject(new Error('JvmProducer sends one batch per call'));
     if (this.#failed) return Promise.reject(this.#failed);
-    const produced = this.produced;
-    const per = new Map<number, number>();
-    for (let j = 0; j < count; j++) {
-      const p = this.owned[(produced + j) % this.owned.length]!;
-      per.set(p, (per.get(p) ?? 0) + 1);
-    }
-    const ranges: Range[] = [];
-    for (const [p, n] of per) {
-      ranges.push([p, this.seq[p]!, n]);
-      this.seq[p]! += n;
-    }
+    const ranges = numberSend(this.seq, this.owned, count);
     const id = ++this.#nextId;
     return new Promise<void>((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });

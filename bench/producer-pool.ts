@@ -23,6 +23,30 @@ export function perPartition(count: number, produced: number, partitions: number
   return Array.from({ length: partitions }, (_, p) => Math.floor(count / partitions) + ((p - start + partitions) % partitions < count % partitions ? 1 : 0));
 }
 
+/** [partition, first seq, count]: one partition's share of a send. */
+export type SendRange = [number, number, number];
+
+/**
+ * Numbers a send of `count` events for a producer that sends whole ranges elsewhere (a worker
+ * thread, a JVM): event j goes to owned[(produced + j) mod owned.length], as LineProducer's
+ * round-robin does; `seq` (next seq per partition) is advanced in place, so the caller can log
+ * the send times before the acknowledgement. Returns each partition's range, in first-use order.
+ */
+export function numberSend(seq: number[], owned: readonly number[], count: number): SendRange[] {
+  const produced = seq.reduce((a, b) => a + b, 0);
+  const per = new Map<number, number>();
+  for (let j = 0; j < count; j++) {
+    const p = owned[(produced + j) % owned.length]!;
+    per.set(p, (per.get(p) ?? 0) + 1);
+  }
+  const ranges: SendRange[] = [];
+  for (const [p, n] of per) {
+    ranges.push([p, seq[p]!, n]);
+    seq[p]! += n;
+  }
+  return ranges;
+}
+
 export class ProducerPool {
   readonly partitions: number;
   readonly members: readonly PoolMember[];

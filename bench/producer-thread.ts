@@ -18,6 +18,7 @@
 import os from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Producer, stringSerializers } from '@platformatic/kafka';
+import { numberSend, type SendRange } from './producer-pool.ts';
 
 const ROLE = 'clink-bench-producer-thread';
 
@@ -32,9 +33,7 @@ interface Init {
   nice?: number;
 }
 
-/** [partition, first seq, count] */
-type Range = [number, number, number];
-type Request = { id: number; ranges: Range[] } | { id: number; close: true };
+type Request = { id: number; ranges: SendRange[] } | { id: number; close: true };
 type Reply = { id: number; error?: string };
 
 export class ThreadedProducer {
@@ -87,17 +86,7 @@ export class ThreadedProducer {
   produce(count: number, batch = count): Promise<void> {
     if (batch < count) return Promise.reject(new Error('ThreadedProducer sends one batch per call'));
     if (this.#failed) return Promise.reject(this.#failed);
-    const produced = this.produced;
-    const per = new Map<number, number>();
-    for (let j = 0; j < count; j++) {
-      const p = this.owned[(produced + j) % this.owned.length]!;
-      per.set(p, (per.get(p) ?? 0) + 1);
-    }
-    const ranges: Range[] = [];
-    for (const [p, n] of per) {
-      ranges.push([p, this.seq[p]!, n]);
-      this.seq[p]! += n;
-    }
+    const ranges = numberSend(this.seq, this.owned, count);
     return this.#request({ id: ++this.#nextId, ranges });
   }
 
