@@ -14,6 +14,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RECOUNT_NODE_FLAGS } from '../oracle/recount-flags.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -41,7 +42,9 @@ if (!name || name === '--help' || name === '-h' || !BENCHES[name]) {
   console.log('\nA benchmark on the rig exits 2, naming the holder, while another command uses the rig.');
   process.exitCode = name && name !== '--help' && name !== '-h' ? 254 : 0;
 } else {
-  const child = spawn(process.execPath, ['--expose-gc', path.join(here, BENCHES[name].file), ...rest], { stdio: 'inherit' });
+  // The oracle bench measures the recount: in a process started as `clink-qual verify` is.
+  const flags = name === 'oracle' ? RECOUNT_NODE_FLAGS : [];
+  const child = spawn(process.execPath, ['--expose-gc', ...flags, path.join(here, BENCHES[name].file), ...rest], { stdio: 'inherit' });
   child.on('close', (code, signal) => {
     process.exitCode = code ?? (signal ? 2 : 0);
   });

@@ -37,6 +37,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { optionsOrUsage, takeRigLock } from './cli.ts';
 import { parseDurationOption } from '../lib/cli.ts';
+import { RECOUNT_NODE_FLAGS } from '../oracle/recount-flags.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -213,10 +214,11 @@ export function scaleResultLine(rows: readonly ScaleRow[]): string {
   return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list((r) => (r.oracleCpuNsPerEvent !== null && rows[0]?.oracleCpuNsPerEvent ? r.oracleCpuNsPerEvent / rows[0].oracleCpuNsPerEvent : null), 2)} oracle_user_cpu_growth=${list((r) => (r.oracleUserCpuNsPerEvent !== null && rows[0]?.oracleUserCpuNsPerEvent ? r.oracleUserCpuNsPerEvent / rows[0].oracleUserCpuNsPerEvent : null), 2)}`;
 }
 
-/** Runs bench/<file> in its own process, its lines shown with a prefix and kept. */
+/** Runs bench/<file> in its own process (oracle.ts with the recount's Node flags), its lines shown with a prefix and kept. */
 export function runBench(file: string, args: string[], prefix: string): Promise<{ lines: string[]; code: number }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--expose-gc', path.join(here, file), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const flags = file === 'oracle.ts' ? RECOUNT_NODE_FLAGS : [];
+    const child = spawn(process.execPath, ['--expose-gc', ...flags, path.join(here, file), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: string[] = [];
     const take = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) =>
       createInterface({ input: stream, crlfDelay: Infinity }).on('line', (l) => {

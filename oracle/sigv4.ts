@@ -35,6 +35,8 @@ export class GetSigner {
   readonly #region: string;
   readonly #service: string;
   #key: { day: string; key: KeyObject } | undefined;
+  /** The dates of the last second signed in (a recount signs hundreds of GETs a second). */
+  #dates: { second: number; amzDate: string; day: string } | undefined;
 
   constructor(o: { accessKeyId: string; secretAccessKey: string; region?: string; service?: string }) {
     this.#accessKeyId = o.accessKeyId;
@@ -59,8 +61,11 @@ export class GetSigner {
    * encoding it again or normalising it) on `host` (with its port when not the default),
    * with the store's full-object checksum asked for (x-amz-checksum-mode: ENABLED).
    */
-  sign(host: string, path: string, at: Date = new Date()): SignedGetHeaders {
-    const { amzDate, day } = amzDates(at);
+  sign(host: string, path: string, at?: Date): SignedGetHeaders {
+    const ms = at ? at.getTime() : Date.now();
+    const second = Math.floor(ms / 1000);
+    if (this.#dates?.second !== second) this.#dates = { second, ...amzDates(new Date(ms)) };
+    const { amzDate, day } = this.#dates;
     const scope = `${day}/${this.#region}/${this.#service}/aws4_request`;
     const canonical = `GET\n${path}\n\nhost:${host}\nx-amz-checksum-mode:ENABLED\nx-amz-content-sha256:${EMPTY_BODY_SHA256}\nx-amz-date:${amzDate}\n\n${SIGNED_HEADERS}\n${EMPTY_BODY_SHA256}`;
     const toSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${hash('sha256', canonical)}`;

@@ -287,7 +287,10 @@ export function httpGet(endpoint: URL, agent: http.Agent, path: string, headers:
           settle(null, { status: res.statusCode ?? 0, headers: res.headers as Record<string, string | undefined>, body });
         });
         res.on('error', (err) => settle(err));
-        res.on('close', () => settle(new Error(`the connection closed after ${n} bytes of the body`)));
+        // After 'end' (every answered GET closes too) there is nothing to say: no Error built.
+        res.on('close', () => {
+          if (!settled) settle(new Error(`the connection closed after ${n} bytes of the body`));
+        });
       },
     );
     const timer = setTimeout(() => settle(new Error(`request deadline (${timeoutMs} ms) passed`)), timeoutMs);

@@ -62,6 +62,7 @@ import type { RunStore } from '../../lib/run-store.ts';
 import { poll } from '../../lib/retry.ts';
 import { sleep } from '../../lib/sleep.ts';
 import { InputAuditor } from '../../oracle/input-audit.ts';
+import { RECOUNT_NODE_FLAGS } from '../../oracle/recount-flags.ts';
 import { IncrementalJudge } from '../../oracle/judge.ts';
 import { EventProducer, ensureTopic } from '../../oracle/producer.ts';
 import { Sampler } from '../../oracle/sampler.ts';
@@ -646,10 +647,10 @@ async function askAfterHeal<T>(running: Promise<T>, faultId: string, asker: Chec
   }
 }
 
-/** Runs `clink-qual verify RUN_DIR` in its own process; it writes recount.json. */
+/** Runs `clink-qual verify RUN_DIR` in its own process (with the recount's Node flags); it writes recount.json. */
 function runRecount(store: RunStore, timeoutMs: number, writes: 'recount' | 'recountHeld' = 'recount'): Promise<{ ok: boolean; error?: string }> {
   return new Promise((resolve) => {
-    const args = [path.join(repoRoot, 'bin', 'clink-qual.ts'), 'verify', store.dir, '--json', ...(writes === 'recountHeld' ? ['--held'] : [])];
+    const args = [...RECOUNT_NODE_FLAGS, path.join(repoRoot, 'bin', 'clink-qual.ts'), 'verify', store.dir, '--json', ...(writes === 'recountHeld' ? ['--held'] : [])];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));

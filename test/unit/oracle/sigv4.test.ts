@@ -63,3 +63,19 @@ t.test('the signing key follows the day; another secret, another signature', asy
   t.not(other.authorization, before.authorization);
   t.same(amzDates(new Date('2026-01-02T03:04:05.678Z')), { amzDate: '20260102T030405Z', day: '20260102' });
 });
+
+t.test('the request date is kept for its second, and follows the clock', async (t) => {
+  const signer = new GetSigner(creds);
+  const path = encode('b', 'k');
+  const a = signer.sign('h:1', path, new Date('2026-12-05T12:00:00.100Z'));
+  const b = signer.sign('h:1', path, new Date('2026-12-05T12:00:00.900Z'));
+  t.equal(a['x-amz-date'], '20261205T120000Z');
+  t.equal(b.authorization, a.authorization, 'the same second: the same date, the same signature');
+  const c = signer.sign('h:1', path, new Date('2026-12-05T12:00:01.000Z'));
+  t.equal(c['x-amz-date'], '20261205T120001Z', 'the next second: a new date');
+  t.equal(c.authorization, (await sdkHeaders('us-east-1', 'h:1', path, new Date('2026-12-05T12:00:01.000Z'))).authorization, "and the SDK's signature of it");
+  const before = Date.now();
+  const now = signer.sign('h:1', path)['x-amz-date'];
+  const after = Date.now();
+  t.ok([before, after].map((ms) => amzDates(new Date(ms)).amzDate).includes(now), `no date given: the clock's (${now})`);
+});
