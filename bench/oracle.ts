@@ -21,6 +21,13 @@
  * rounds; <u> the user part of that round: the rest is the kernel's, on loopback the store's side of each send too)
  * Credentials and endpoint: CLINK_QUAL_S3_ENDPOINT + AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY
  * (no rig touched, no rig lock), else the live rig's store, under the rig lock.
+ *
+ * With CLINK_QUAL_STORE_PID, the PID of the store's process on this machine (a loopback MinIO
+ * of one's own), each phase's store CPU too (/proc/<pid>/stat, 10 ms ticks), and the cores the
+ * two kept busy: (client CPU + store CPU) / wall time. On a 2-core box at 2.0, the recount
+ * cannot come closer to the raw GET than the raw GET's CPU over the recount's allows. The
+ * RESULT line then ends with store_cpu_ns_per_event=<s> raw_get_store_cpu_ns_per_event=<r>
+ * (the least of the rounds).
  */
 import { parseArgs } from 'node:util';
 import { CreateBucketCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -28,6 +35,7 @@ import { Generator } from '../oracle/generator.ts';
 import { recount } from '../oracle/recount.ts';
 import { ObjectStore, makeS3Client, mapLimit, type StoreSettings } from '../oracle/store.ts';
 import { readRigState, readStoreCredentials } from '../rig/state.ts';
+import { processCpuS } from './jvm-producer.ts';
 import { takeRigLock } from './cli.ts';
 
 const { values } = parseArgs({
@@ -47,7 +55,8 @@ if (values.help) {
   console.log(`Usage: npm run bench -- oracle [--events N] [--per-object N] [--partitions N] [--keys K] [--seed S] [--bucket B] [--concurrency N] [--rounds N]
 
 On the rig's store it takes the rig lock (exit 2 naming the holder while another command uses
-the rig); with CLINK_QUAL_S3_ENDPOINT (a store of your own) it touches no rig and takes none.`);
+the rig); with CLINK_QUAL_S3_ENDPOINT (a store of your own) it touches no rig and takes none.
+With CLINK_QUAL_STORE_PID (that store's process on this machine) it shows the store's CPU too.`);
   process.exit(0);
 }
 // On the rig's store: one command on the rig at a time (an external store needs no lock).
@@ -69,6 +78,14 @@ function endpoint(): StoreSettings {
 }
 
 const st: StoreSettings = { ...endpoint(), requestTimeoutMs: 60_000 };
+/** The store's process on this machine, when given: its CPU is read around each phase. */
+const storePid = process.env.CLINK_QUAL_STORE_PID ? Number(process.env.CLINK_QUAL_STORE_PID) : undefined;
+if (storePid !== undefined && processCpuS(storePid) === null) {
+  console.error(`bench oracle: CLINK_QUAL_STORE_PID=${process.env.CLINK_QUAL_STORE_PID} is not a live process here`);
+  process.exit(254);
+}
+/** The store's CPU seconds now (0 without a store PID). */
+const storeCpu = (): number => (storePid === undefined ? 0 : (processCpuS(storePid) ?? Number.NaN));
 const prefix = `data-${seed}-${events}-${partitions}-${perObject}/`;
 const marker = `markers/${prefix}complete`;
 const log = (s: string) => console.log(`bench oracle: ${s}`);
@@ -127,9 +144,10 @@ const cpuSince = (from: NodeJS.CpuUsage): { cpuS: number; userS: number } => {
   return { cpuS: (d.user + d.system) / 1e6, userS: d.user / 1e6 };
 };
 
-async function rawGet(): Promise<{ s: number; cpuS: number; userS: number; bytes: number; objects: number }> {
+async function rawGet(): Promise<{ s: number; cpuS: number; userS: number; storeCpuS: number; bytes: number; objects: number }> {
   const store = new ObjectStore(st, bucket);
   try {
+    const store0 = storeCpu();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const listed = await store.list(prefix);
@@ -138,19 +156,21 @@ async function rawGet(): Promise<{ s: number; cpuS: number; userS: number; bytes
       const got = await store.get(o.key);
       bytes += got?.body.length ?? 0;
     });
-    return { s: (performance.now() - t0) / 1000, ...cpuSince(cpu0), bytes, objects: listed.length };
+    return { s: (performance.now() - t0) / 1000, ...cpuSince(cpu0), storeCpuS: storeCpu() - store0, bytes, objects: listed.length };
   } finally {
     store.destroy();
   }
 }
 
-async function oracle(): Promise<{ s: number; cpuS: number; userS: number; bytesPerEvent: number; rssPerEvent: number; distinct: number; clean: boolean; bitsetBytes: number }> {
+async function oracle(): Promise<{ s: number; cpuS: number; userS: number; storeCpuS: number; bytesPerEvent: number; rssPerEvent: number; distinct: number; clean: boolean; bitsetBytes: number }> {
   const base = memAfterGc();
+  const store0 = storeCpu();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await recount({ settings: { seed, partitions, keys, bucket, prefix, endpoint: st.endpoint, region: st.region }, credentials: st, produced: perPartition, concurrency, requestTimeoutMs: 60_000 });
   const s = (performance.now() - t0) / 1000;
   const { cpuS, userS } = cpuSince(cpu0);
+  const storeCpuS = storeCpu() - store0;
   const after = memAfterGc();
   const grown = after.heap - base.heap;
   const grownRss = after.rss - base.rss;
@@ -158,7 +178,7 @@ async function oracle(): Promise<{ s: number; cpuS: number; userS: number; bytes
   if (!clean) log(`the recount is not clean: ${JSON.stringify(r.recount.counters)}, distinct ${r.recount.distinctEvents}; ${r.findings.slice(0, 3).join('; ')}`);
   // Keep the tally alive until after the measurement.
   const bitsetBytes = r.tally.bitsetBytes;
-  return { s, cpuS, userS, bytesPerEvent: Math.max(0, grown) / r.recount.distinctEvents, rssPerEvent: Math.max(0, grownRss) / r.recount.distinctEvents, distinct: r.recount.distinctEvents, clean, bitsetBytes };
+  return { s, cpuS, userS, storeCpuS, bytesPerEvent: Math.max(0, grown) / r.recount.distinctEvents, rssPerEvent: Math.max(0, grownRss) / r.recount.distinctEvents, distinct: r.recount.distinctEvents, clean, bitsetBytes };
 }
 
 await ensureDataset();
@@ -168,8 +188,13 @@ let leastRawCpu = Infinity;
 let leastOracleCpu = Infinity;
 /** The user part of the recount's least-CPU round (the rest is the kernel's: on loopback, the store's side of each send too). */
 let leastOracleUser = 0;
+let leastRawStoreCpu = Infinity;
+let leastOracleStoreCpu = Infinity;
 let bytesPerEvent = 0;
 let rssPerEvent = 0;
+/** A phase's store CPU and the cores busy, when the store's PID was given. */
+const storeSays = (x: { s: number; cpuS: number; storeCpuS: number }): string =>
+  storePid === undefined ? '' : `; store CPU ${x.storeCpuS.toFixed(2)} s; cores busy ${((x.cpuS + x.storeCpuS) / x.s).toFixed(2)}`;
 let rawBytes = 0;
 let objects = 0;
 let allClean = true;
@@ -177,13 +202,15 @@ for (let i = 0; i < rounds; i++) {
   const raw = await rawGet();
   rawBytes = raw.bytes;
   objects = raw.objects;
-  log(`round ${i + 1}: raw GET  ${raw.objects} objects, ${(raw.bytes / 1e6).toFixed(0)} MB in ${raw.s.toFixed(2)} s (${(raw.bytes / 1e6 / raw.s).toFixed(0)} MB/s), client CPU ${raw.cpuS.toFixed(2)} s (user ${raw.userS.toFixed(2)} s)`);
+  log(`round ${i + 1}: raw GET  ${raw.objects} objects, ${(raw.bytes / 1e6).toFixed(0)} MB in ${raw.s.toFixed(2)} s (${(raw.bytes / 1e6 / raw.s).toFixed(0)} MB/s), client CPU ${raw.cpuS.toFixed(2)} s (user ${raw.userS.toFixed(2)} s)${storeSays(raw)}`);
   const o = await oracle();
   allClean &&= o.clean;
-  log(`round ${i + 1}: recount ${o.distinct} events in ${o.s.toFixed(2)} s (${Math.round(o.distinct / o.s)} events/s), client CPU ${o.cpuS.toFixed(2)} s (user ${o.userS.toFixed(2)} s), memory growth ${o.bytesPerEvent.toFixed(3)} B/event (bitsets ${o.bitsetBytes} B), process RSS growth ${((o.rssPerEvent * 1e6) / 1048576).toFixed(2)} MiB per million events`);
+  log(`round ${i + 1}: recount ${o.distinct} events in ${o.s.toFixed(2)} s (${Math.round(o.distinct / o.s)} events/s), client CPU ${o.cpuS.toFixed(2)} s (user ${o.userS.toFixed(2)} s), memory growth ${o.bytesPerEvent.toFixed(3)} B/event (bitsets ${o.bitsetBytes} B), process RSS growth ${((o.rssPerEvent * 1e6) / 1048576).toFixed(2)} MiB per million events${storeSays(o)}`);
   bestRaw = Math.min(bestRaw, raw.s);
   bestOracle = Math.min(bestOracle, o.s);
   leastRawCpu = Math.min(leastRawCpu, raw.cpuS);
+  leastRawStoreCpu = Math.min(leastRawStoreCpu, raw.storeCpuS);
+  leastOracleStoreCpu = Math.min(leastOracleStoreCpu, o.storeCpuS);
   if (o.cpuS < leastOracleCpu) [leastOracleCpu, leastOracleUser] = [o.cpuS, o.userS];
   // Memory: the worst round (a collection can make one round's growth look smaller than it is).
   bytesPerEvent = Math.max(bytesPerEvent, o.bytesPerEvent);
@@ -192,5 +219,5 @@ for (let i = 0; i < rounds; i++) {
 log(`dataset: ${objects} objects, ${(rawBytes / 1e6).toFixed(0)} MB, ${events} events, ${(rawBytes / events).toFixed(1)} B/event on the wire; concurrency ${concurrency}; best of ${rounds}; recount clean: ${allClean}`);
 log(`this process: Node flags ${process.execArgv.join(' ') || '(none)'}; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (the dataset's writing, every raw GET and recount)`);
 log(`controller RSS per million events judged (the recount's process, after GC, with its tally alive; worst round): ${((rssPerEvent * 1e6) / 1048576).toFixed(2)} MiB`);
-console.log(`RESULT oracle events_per_s=${Math.round(events / bestOracle)} ratio_vs_raw_get=${(bestRaw / bestOracle).toFixed(3)} bytes_per_event=${bytesPerEvent.toFixed(3)} rss_mib_per_million_events=${((rssPerEvent * 1e6) / 1048576).toFixed(2)} cpu_ns_per_event=${Math.round((leastOracleCpu * 1e9) / events)} cpu_user_ns_per_event=${Math.round((leastOracleUser * 1e9) / events)} raw_get_cpu_ns_per_event=${Math.round((leastRawCpu * 1e9) / events)}`);
+console.log(`RESULT oracle events_per_s=${Math.round(events / bestOracle)} ratio_vs_raw_get=${(bestRaw / bestOracle).toFixed(3)} bytes_per_event=${bytesPerEvent.toFixed(3)} rss_mib_per_million_events=${((rssPerEvent * 1e6) / 1048576).toFixed(2)} cpu_ns_per_event=${Math.round((leastOracleCpu * 1e9) / events)} cpu_user_ns_per_event=${Math.round((leastOracleUser * 1e9) / events)} raw_get_cpu_ns_per_event=${Math.round((leastRawCpu * 1e9) / events)}${storePid === undefined ? '' : ` store_cpu_ns_per_event=${Math.round((leastOracleStoreCpu * 1e9) / events)} raw_get_store_cpu_ns_per_event=${Math.round((leastRawStoreCpu * 1e9) / events)}`}`);
 if (!allClean) process.exitCode = 1;

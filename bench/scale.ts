@@ -153,6 +153,8 @@ export interface ScaleRow {
   oracleRatio: number | null;
   oracleBytesPerEvent: number | null;
   oracleRssMiBPerMillion: number | null;
+  /** The store's CPU per event during the recount (least of the rounds), when bench/oracle.ts was given its PID (CLINK_QUAL_STORE_PID). */
+  storeCpuNsPerEvent: number | null;
 }
 
 const num = (v: string | undefined): number | null => (v === undefined || v === 'n/a' || !Number.isFinite(Number(v)) ? null : Number(v));
@@ -174,6 +176,7 @@ export function rowOf(partitions: number, engineOut: readonly string[], oracleOu
     oracleRatio: num(o?.ratio_vs_raw_get),
     oracleBytesPerEvent: num(o?.bytes_per_event),
     oracleRssMiBPerMillion: num(o?.rss_mib_per_million_events),
+    storeCpuNsPerEvent: num(o?.store_cpu_ns_per_event),
   };
 }
 
@@ -187,7 +190,9 @@ const nsPerEvent = (eventsPerS: number | null): number | null => (eventsPerS ? 1
 /** The summary table, growth against the first row. */
 export function scaleTable(rows: readonly ScaleRow[]): string {
   const first = rows[0];
-  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle CPU ns/event', 'vs first', 'of it user', 'vs first', 'oracle vs raw GET', 'oracle B/event', 'oracle RSS MiB/M events'];
+  // The store's CPU only when measured (a store process on this machine: CLINK_QUAL_STORE_PID).
+  const store = rows.some((r) => r.storeCpuNsPerEvent !== null);
+  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle CPU ns/event', 'vs first', 'of it user', 'vs first', 'oracle vs raw GET', 'oracle B/event', 'oracle RSS MiB/M events', ...(store ? ['store CPU ns/event', 'vs first'] : [])];
   const f = (v: number | null, digits = 0) => (v === null ? 'n/a' : v.toFixed(digits));
   const body = rows.map((r) => [
     String(r.partitions),
@@ -204,6 +209,7 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
     f(r.oracleRatio, 3),
     f(r.oracleBytesPerEvent, 3),
     f(r.oracleRssMiBPerMillion, 2),
+    ...(store ? [f(r.storeCpuNsPerEvent), growth(r.storeCpuNsPerEvent, first?.storeCpuNsPerEvent ?? null)] : []),
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   return [head, ...body].map((row) => '  ' + row.map((c, i) => c.padStart(w[i]!)).join('  ')).join('\n');
@@ -211,7 +217,7 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
 
 export function scaleResultLine(rows: readonly ScaleRow[]): string {
   const list = (f: (r: ScaleRow) => number | null, digits = 0) => rows.map((r) => (f(r) === null ? 'n/a' : f(r)!.toFixed(digits))).join(',');
-  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list((r) => (r.oracleCpuNsPerEvent !== null && rows[0]?.oracleCpuNsPerEvent ? r.oracleCpuNsPerEvent / rows[0].oracleCpuNsPerEvent : null), 2)} oracle_user_cpu_growth=${list((r) => (r.oracleUserCpuNsPerEvent !== null && rows[0]?.oracleUserCpuNsPerEvent ? r.oracleUserCpuNsPerEvent / rows[0].oracleUserCpuNsPerEvent : null), 2)}`;
+  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list((r) => (r.oracleCpuNsPerEvent !== null && rows[0]?.oracleCpuNsPerEvent ? r.oracleCpuNsPerEvent / rows[0].oracleCpuNsPerEvent : null), 2)} oracle_user_cpu_growth=${list((r) => (r.oracleUserCpuNsPerEvent !== null && rows[0]?.oracleUserCpuNsPerEvent ? r.oracleUserCpuNsPerEvent / rows[0].oracleUserCpuNsPerEvent : null), 2)}${rows.some((r) => r.storeCpuNsPerEvent !== null) ? ` store_cpu_ns_per_event=${list((r) => r.storeCpuNsPerEvent)}` : ''}`;
 }
 
 /** Runs bench/<file> in its own process (oracle.ts with the recount's Node flags), its lines shown with a prefix and kept. */

@@ -47,7 +47,7 @@ t.test('RESULT lines read; a missing one gives n/a', async (t) => {
   t.equal(parseResult(['RESULT engine_sustained a=1'], 'oracle'), null);
   t.strictSame(parseResult(['RESULT oracle a=1', 'RESULT oracle a=2'], 'oracle'), { a: '2' }, 'the last one counts');
   const r = rowOf(16, engOut('20000', '9100', '0.667', 'upper bound'), oraOut('250000', '0.850', '0.190'));
-  t.strictSame(r, { partitions: 16, engineMax: 20000, engineP99Ms: 9100, engineRatio: 0.667, engineBound: 'upper bound', oracleEventsPerS: 250000, oracleCpuNsPerEvent: 1000, oracleUserCpuNsPerEvent: 700, oracleRatio: 0.85, oracleBytesPerEvent: 0.19, oracleRssMiBPerMillion: 1.25 });
+  t.strictSame(r, { partitions: 16, engineMax: 20000, engineP99Ms: 9100, engineRatio: 0.667, engineBound: 'upper bound', oracleEventsPerS: 250000, oracleCpuNsPerEvent: 1000, oracleUserCpuNsPerEvent: 700, oracleRatio: 0.85, oracleBytesPerEvent: 0.19, oracleRssMiBPerMillion: 1.25, storeCpuNsPerEvent: null });
   const none = rowOf(64, ['no RESULT: a step was refused'], oraOut('1', '1', '1'));
   t.equal(none.engineMax, null);
   t.equal(rowOf(4, engOut('0', 'n/a', 'n/a', 'undetermined'), []).engineP99Ms, null, 'n/a is null');
@@ -75,6 +75,19 @@ t.test('growth against the first row, and the RESULT line', async (t) => {
     scaleResultLine(rows),
     'RESULT scale partitions=4,16,64 engine_max_events_per_s=30000,20000,n/a engine_ratio_vs_baseline=1.000,0.667,n/a oracle_ns_per_event=2500,5000,10000 oracle_ratio_vs_raw_get=0.900,0.800,0.700 oracle_cpu_ns_per_event=1000,1100,1290 oracle_cpu_growth=1.00,1.10,1.29 oracle_user_cpu_growth=1.00,1.00,1.20',
   );
+});
+
+t.test("the store's CPU: a column and a RESULT field only when bench/oracle.ts measured it", async (t) => {
+  const withStore = (eps: string, cpu: string, store: string) => [`RESULT oracle events_per_s=${eps} ratio_vs_raw_get=0.5 bytes_per_event=0.3 rss_mib_per_million_events=1 cpu_ns_per_event=${cpu} cpu_user_ns_per_event=${cpu} raw_get_cpu_ns_per_event=200 store_cpu_ns_per_event=${store} raw_get_store_cpu_ns_per_event=80`];
+  const rows = [rowOf(4, [], withStore('2000000', '500', '80')), rowOf(64, [], withStore('1000000', '640', '320'))];
+  t.equal(rows[1]!.storeCpuNsPerEvent, 320);
+  const lines = scaleTable(rows).split('\n');
+  t.match(lines[0]!, /oracle RSS MiB\/M events\s+store CPU ns\/event\s+vs first$/);
+  t.match(lines[2]!, /\s320\s+×4\.00$/, "the store's growth against the first row");
+  t.match(scaleResultLine(rows), / store_cpu_ns_per_event=80,320$/);
+  const without = [rowOf(4, [], oraOut('1', '1', '1'))];
+  t.notMatch(scaleTable(without), /store CPU/, 'not measured: no column');
+  t.notMatch(scaleResultLine(without), /store_cpu/);
 });
 
 t.test('the CLI: --help and a refused option, without the rig', async (t) => {
