@@ -17,7 +17,10 @@
  * of what a GET cost beyond reading its bytes, and the SDK's signer and HTTP handler, used
  * without the client since, still paid per request for their key cache, their promises, a
  * stream iterator and a list of chunks (docs/qualification/oracle-flat.md). A GET is one
- * node:http request on the store's keep-alive agent (httpGet), signed by oracle/sigv4.ts
+ * request dispatched on an undici Pool of keep-alive connections (httpGet: undici's
+ * low-level dispatch, its body handed over chunk by chunk, with no stream; about 12 % less
+ * client CPU for a recount in 1,600 objects than node:http, docs/qualification/oracle-flat.md
+ * "Session 20"), signed by oracle/sigv4.ts
  * (checked byte for byte against the SDK's @smithy/signature-v4, which cost 12 times its CPU
  * a request). What the middleware did for a GET is done here:
  * path-style URL, 404 -> null, 403/400 -> PRECONDITION, anything else retryable, a body
@@ -26,8 +29,8 @@
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { crc32 } from 'node:zlib';
+import { Pool, type Dispatcher } from 'undici';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { extendedEncodeURIComponent } from '@smithy/core/protocols';
 import { QualError } from '../lib/errors.ts';
@@ -40,7 +43,7 @@ export interface StoreSettings {
   secretAccessKey: string;
   /** Per-request deadline (ms), body included. Default 10 s. */
   requestTimeoutMs?: number;
-  /** Sockets kept for parallel GETs. Default 64. */
+  /** Connections kept for parallel requests (the listing's, and the GETs' apart). Default 64. */
   maxSockets?: number;
 }
 
@@ -140,6 +143,8 @@ export class ObjectStore {
   readonly bucket: string;
   readonly #timeoutMs: number;
   readonly #agent: http.Agent;
+  /** The GETs' keep-alive connections (httpGet). */
+  readonly #pool: Pool;
   readonly #signer: GetSigner;
   readonly #endpoint: URL;
   /** The path of the bucket on the endpoint (path-style), without a trailing slash. */
@@ -153,6 +158,7 @@ export class ObjectStore {
     this.#signer = new GetSigner({ accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey, region: settings.region ?? 'us-east-1' });
     this.#endpoint = new URL(settings.endpoint);
     this.#basePath = `${this.#endpoint.pathname.replace(/\/$/, '')}/${bucket}`;
+    this.#pool = new Pool(this.#endpoint.origin, { connections: settings.maxSockets ?? 64 });
   }
 
   /** Every object under the prefix that a downstream consumer reads (not hidden: isHiddenKey), in key order. */
@@ -204,7 +210,7 @@ export class ObjectStore {
     const e = this.#endpoint;
     let response: StoreResponse;
     try {
-      response = await httpGet(e, this.#agent, path, this.#signer.sign(e.host, path), this.#timeoutMs);
+      response = await httpGet(this.#pool, path, this.#signer.sign(e.host, path), this.#timeoutMs);
     } catch (err) {
       throw storeError(what, err);
     }
@@ -226,6 +232,8 @@ export class ObjectStore {
   destroy(): void {
     this.client.destroy();
     this.#agent.destroy();
+    // Requests still in flight fail at once (their callers see the error); nothing waits.
+    this.#pool.destroy().catch(() => undefined);
   }
 }
 
@@ -240,37 +248,55 @@ interface StoreResponse {
 }
 
 /**
- * One GET on the keep-alive agent (node:http; node:https with its global agent for an https
- * endpoint), its body read whole, within `timeoutMs` from the request to the body's last
- * byte. A body of announced length is read into one buffer of that size that owns its
- * memory (no list of chunks, no concatenation; the judge pool moves it to a worker without a
- * copy); a chunked one is gathered and joined. A response that ends before its announced
- * length resolves with the bytes it had (the caller compares); a connection that closes
- * mid-body rejects.
+ * One GET dispatched on the pool (undici's Dispatcher.dispatch: the response's status,
+ * headers and body chunks come to the handler below, with no stream between), its body read
+ * whole, within `timeoutMs` from the call to the body's last byte, time waiting for a free
+ * connection included. A body of announced length is read into one buffer of that size that
+ * owns its memory (no list of chunks, no concatenation; the judge pool moves it to a worker
+ * without a copy); a chunked one is gathered and joined. A body cut short of its announced
+ * length, a connection that closes mid-body, a transport error and the deadline reject (the
+ * deadline aborts the request, or drops it before it starts when it was still queued).
  */
-export function httpGet(endpoint: URL, agent: http.Agent, path: string, headers: Record<string, string>, timeoutMs: number): Promise<StoreResponse> {
+export function httpGet(pool: Pool, path: string, headers: Record<string, string>, timeoutMs: number): Promise<StoreResponse> {
   return new Promise<StoreResponse>((resolve, reject) => {
     let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
     const settle = (err: Error | null, r?: StoreResponse) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       if (err) {
-        req.destroy();
+        controller?.abort(err);
         reject(err);
       } else resolve(r!);
     };
-    const https = endpoint.protocol === 'https:';
-    const req = (https ? httpsRequest : http.request)(
-      { protocol: endpoint.protocol, hostname: endpoint.hostname, ...(endpoint.port ? { port: Number(endpoint.port) } : {}), method: 'GET', path, headers, ...(https ? {} : { agent }) },
-      (res) => {
-        const announced = Number(res.headers['content-length']);
-        const sized = res.headers['content-length'] !== undefined && Number.isSafeInteger(announced) && announced >= 0;
-        // Up to PREALLOCATED_BODY_MAX: a store announcing more gets its chunks gathered as they come.
-        let whole = sized && announced <= PREALLOCATED_BODY_MAX ? Buffer.allocUnsafeSlow(announced) : undefined;
-        const chunks: Buffer[] = [];
-        let n = 0;
-        res.on('data', (c: Buffer) => {
+    let status = 0;
+    let answered: Record<string, string | undefined> = {};
+    let whole: Buffer | undefined;
+    const chunks: Buffer[] = [];
+    let n = 0;
+    const timer = setTimeout(() => settle(new Error(`request deadline (${timeoutMs} ms) passed`)), timeoutMs);
+    pool.dispatch(
+      { path, method: 'GET', headers },
+      {
+        onRequestStart(c) {
+          controller = c;
+          // The deadline passed while it waited for a connection: not sent at all.
+          if (settled) c.abort(new Error('request deadline passed before it was sent'));
+        },
+        onResponseStart(_c, statusCode, responseHeaders) {
+          status = statusCode;
+          // One value a name (undici gives a repeated header as a list: its first kept).
+          answered = {};
+          for (const [k, v] of Object.entries(responseHeaders)) answered[k] = Array.isArray(v) ? v[0] : v;
+          const announced = Number(answered['content-length']);
+          const sized = answered['content-length'] !== undefined && Number.isSafeInteger(announced) && announced >= 0;
+          // Up to PREALLOCATED_BODY_MAX: a store announcing more gets its chunks gathered as they come.
+          whole = sized && announced <= PREALLOCATED_BODY_MAX ? Buffer.allocUnsafeSlow(announced) : undefined;
+          chunks.length = 0;
+          n = 0;
+        },
+        onResponseData(_c, c: Buffer) {
           if (whole && n + c.length <= whole.length) c.copy(whole, n);
           else {
             // More than announced (the parser would not give it) or no length: gather the chunks.
@@ -281,21 +307,16 @@ export function httpGet(endpoint: URL, agent: http.Agent, path: string, headers:
             chunks.push(c);
           }
           n += c.length;
-        });
-        res.on('end', () => {
+        },
+        onResponseEnd() {
           const body = whole ? (n === whole.length ? whole : whole.subarray(0, n)) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, n);
-          settle(null, { status: res.statusCode ?? 0, headers: res.headers as Record<string, string | undefined>, body });
-        });
-        res.on('error', (err) => settle(err));
-        // After 'end' (every answered GET closes too) there is nothing to say: no Error built.
-        res.on('close', () => {
-          if (!settled) settle(new Error(`the connection closed after ${n} bytes of the body`));
-        });
+          settle(null, { status, headers: answered, body });
+        },
+        onResponseError(_c, err) {
+          settle(err);
+        },
       },
     );
-    const timer = setTimeout(() => settle(new Error(`request deadline (${timeoutMs} ms) passed`)), timeoutMs);
-    req.on('error', (err) => settle(err));
-    req.end();
   });
 }
 

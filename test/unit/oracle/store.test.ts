@@ -5,20 +5,22 @@
  * spans checkpoints, and are left unjudged; everything else under the prefix is output.
  * forEachPaged runs over a paginated listing as its pages arrive, at a bounded concurrency.
  *
- * The GET (the SDK's SigV4 signer and node:http, without the SDK's client), against a loopback HTTP
+ * The GET (oracle/sigv4.ts's signer and undici's dispatch, without the SDK's client), against a loopback HTTP
  * server: the request is a signed path-style GET; a 200 gives the body (announced or
  * chunked) and the ETag; a 404 is null; a 403 is PRECONDITION (not retryable); a 500 and a
  * body cut short are STORE_UNAVAILABLE (retryable); a full-object CRC32 or SHA-256 is
  * checked (a mismatch is retryable), a composite one is not; a store that does not answer
- * is a retryable error at the deadline; an announced body owns its whole buffer (the judge
- * pool moves it without a copy).
+ * is a retryable error at the deadline, and so is one queued behind it for a connection; a
+ * GET in flight when the store view is destroyed fails at once; an announced body owns its
+ * whole buffer (the judge pool moves it without a copy).
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
 import t from 'tap';
-import { ObjectStore, forEachPaged, isHiddenKey } from '../../../oracle/store.ts';
+import { Pool } from 'undici';
+import { ObjectStore, forEachPaged, httpGet, isHiddenKey } from '../../../oracle/store.ts';
 import { QualError } from '../../../lib/errors.ts';
 import { clinkObjectKey } from '../../../engine/clink/sink/keys.ts';
 
@@ -171,6 +173,35 @@ t.test('get: a store that does not answer is a retryable error at the deadline',
   t.equal((e as QualError).canRetry, true);
   t.match((e as Error).message, /deadline \(300 ms\)/);
   t.ok(Date.now() - t0 < 1500, 'at the deadline, not later');
+});
+
+t.test('get: one queued behind a hung GET for the only connection fails at its own deadline, unsent; the next is served', async (t) => {
+  // httpGet on a pool of one connection: the hung GET holds it for 800 ms, the queued one's deadline is 200 ms.
+  const pool = new Pool(endpoint, { connections: 1 });
+  t.teardown(() => pool.destroy());
+  answer = (url) => (url.endsWith('/slow') ? { status: 200, hang: true } : { status: 200, headers: { etag: '"n"' }, body: 'next' });
+  const t0 = Date.now();
+  const slow = httpGet(pool, '/bkt/slow', {}, 800).catch((e: unknown) => e);
+  const queued = await httpGet(pool, '/bkt/queued', {}, 200).catch((e: unknown) => e);
+  t.match((queued as Error).message, /deadline \(200 ms\)/, 'the queued one: an error at its own deadline');
+  t.ok(Date.now() - t0 < 700, 'while the hung one still holds the connection');
+  t.match(((await slow) as Error).message, /deadline \(800 ms\)/, 'the hung one: at its deadline');
+  const after = await httpGet(pool, '/bkt/after', {}, 2000);
+  t.equal(after.body.toString(), 'next', 'the connection is there again for the next GET');
+  t.notOk(urls.includes('/bkt/queued'), 'the queued one was dropped before it was sent, not sent late');
+  t.ok(urls.includes('/bkt/slow') && urls.includes('/bkt/after'));
+});
+
+t.test('get: a GET in flight when the store view is destroyed fails at once, retryable', async (t) => {
+  const doomed = new ObjectStore({ endpoint, accessKeyId: 'AKID', secretAccessKey: 'secret', requestTimeoutMs: 10_000 }, 'bkt');
+  answer = () => ({ status: 200, hang: true });
+  const t0 = Date.now();
+  const pending = doomed.get('k').catch((e: unknown) => e);
+  await new Promise((r) => setTimeout(r, 100));
+  doomed.destroy();
+  const e = await pending;
+  t.ok(e instanceof QualError && e.canRetry, 'a retryable error');
+  t.ok(Date.now() - t0 < 2000, `not left waiting for the deadline (${Date.now() - t0} ms)`);
 });
 
 t.test('get: a chunked body without a Content-Length is read whole', async (t) => {
