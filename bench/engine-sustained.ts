@@ -100,6 +100,7 @@ import type { ResourceSample } from '../lib/evidence.ts';
 import { LineProducer, countBucket, createTopic, deleteTopic, rigKit, sleep, type BucketCount, type RigKit } from '../test/helpers/rig-kit.ts';
 import { optionsOrUsage, takeRigLock } from './cli.ts';
 import { climb, describeClimb, type Climb } from './climb.ts';
+import { brokerDisks, guardRungDisk, rungDiskBytes, type RungDiskShape } from './disk-guard.ts';
 import { LAG_GROWTH_SHARE, lagGrowth, type LagGrowth, type LagPoint } from './lag-trend.ts';
 import { ProducerPool, ownedBy } from './producer-pool.ts';
 import { ThreadedProducer } from './producer-thread.ts';
@@ -841,6 +842,16 @@ function describeProducers(o: SustainedOptions): string {
   return `${o.producers} producer${o.producers === 1 ? '' : 's'}${o.producerJvm ? ` in ${o.producers === 1 ? 'its own JVM' : 'their own JVMs'}` : o.producerThreads ? ` in ${o.producers === 1 ? 'its own thread' : 'their own threads'}` : ''}${o.producerNice === null ? '' : ` at nice ${o.producerNice}`}`;
 }
 
+/** The rig's shape for a rung's disk need (bench/disk-guard.ts). */
+function diskShape(kit: RigKit, output: boolean): RungDiskShape {
+  return { local: kit.state.kind === 'local', brokers: kit.state.hosts.filter((h) => h.roles.includes('broker')).length, output };
+}
+
+/** Before a rung: the brokers' disks have its need and the headroom free (waiting a while for earlier rungs' topics to go), or the rung is refused. */
+function guardDisk(kit: RigKit, what: string, needBytes: number): Promise<void> {
+  return guardRungDisk(what, needBytes, () => brokerDisks(kit.state, kit.remote));
+}
+
 /** Rungs run so far in this process (a rate offered again gets a fresh topic and prefix: Kafka deletes a topic asynchronously). */
 let stepCount = 0;
 
@@ -851,6 +862,7 @@ async function producerStep(kit: RigKit, o: SustainedOptions, rate: number, runI
   const tag = `prod-${runId}-${rate}-${++stepCount}`;
   const topic = `clink-bench-sus-${tag}`;
   console.log(`\n== producer only at ${rate} events/s: topic ${topic}, ${o.producerDurationMs / 1000} s, ${describeProducers(o)}`);
+  await guardDisk(kit, `the producer rung at ${rate} events/s`, rungDiskBytes(rate, o.producerDurationMs, diskShape(kit, false)));
   await createTopic(kit.bootstrap, topic, o.partitions, 3);
   const pool = await producerPool(kit, o, topic);
   const resFile = path.join(workDir, `resources-${tag}.jsonl`);
@@ -880,6 +892,7 @@ async function step(kit: RigKit, o: SustainedOptions, side: 'engine' | 'baseline
   const bucket = kit.state.store.bucket;
   const prefix = `bench-sus-${tag}/`;
   console.log(`\n== ${side} at ${rate} events/s: topic ${topic}, prefix ${prefix}, ${o.durationMs / 1000} s`);
+  await guardDisk(kit, `the ${side} rung at ${rate} events/s`, rungDiskBytes(rate, o.durationMs, diskShape(kit, true)));
   await createTopic(kit.bootstrap, topic, o.partitions, 3);
   const log = new SendLog(o.partitions);
   const watcher = new Watcher(kit.s3, bucket, prefix, log, o.partitions);
