@@ -43,7 +43,7 @@ export interface StoreSettings {
   secretAccessKey: string;
   /** Per-request deadline (ms), body included. Default 10 s. */
   requestTimeoutMs?: number;
-  /** Connections kept for parallel requests (the listing's, and the GETs' apart). Default 64. */
+  /** Connections kept for parallel requests: so many for the listing, and so many for the GETs. Default 64. */
   maxSockets?: number;
 }
 
