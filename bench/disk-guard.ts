@@ -8,6 +8,7 @@
  * for earlier rungs' topics to go when it is short, and refuses the rung, saying what it
  * needs, rather than start it.
  */
+import { QualError } from '../lib/errors.ts';
 import { sleep } from '../lib/sleep.ts';
 import { fsUsage } from '../rig/disk.ts';
 import type { Remote } from '../rig/remote.ts';
@@ -74,7 +75,7 @@ export async function brokerDisks(state: RigState, remote: (name: string) => Rem
 /**
  * Before a rung: its need against the brokers' free space, read again every `pollMs` for up to
  * `waitMs` while it is short (an earlier rung's deleted topic leaves the disk a minute later).
- * Throws the refusal when the space never came; says once that it waits.
+ * Throws the refusal (a QualError, PRECONDITION) when the space never came; says once that it waits.
  */
 export async function guardRungDisk(
   what: string,
@@ -89,7 +90,7 @@ export async function guardRungDisk(
   for (;;) {
     const refusal = diskRefusal(what, needBytes, await read());
     if (!refusal) return;
-    if (Date.now() - t0 >= waitMs) throw new Error(`${refusal} (waited ${Math.round((Date.now() - t0) / 1000)} s for earlier rungs' topics to be deleted)`);
+    if (Date.now() - t0 >= waitMs) throw new QualError('PRECONDITION', `${refusal} (waited ${Math.round((Date.now() - t0) / 1000)} s for earlier rungs' topics to be deleted)`);
     if (!said) (o.log ?? console.log)(`  waiting for disk (up to ${Math.round(waitMs / 1000)} s): ${refusal}`);
     said = true;
     await sleep(pollMs);

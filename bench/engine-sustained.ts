@@ -101,6 +101,7 @@ import { LineProducer, countBucket, createTopic, deleteTopic, rigKit, sleep, typ
 import { optionsOrUsage, takeRigLock } from './cli.ts';
 import { climb, describeClimb, type Climb } from './climb.ts';
 import { brokerDisks, guardRungDisk, rungDiskBytes, type RungDiskShape } from './disk-guard.ts';
+import { QualError } from '../lib/errors.ts';
 import { LAG_GROWTH_SHARE, lagGrowth, type LagGrowth, type LagPoint } from './lag-trend.ts';
 import { ProducerPool, ownedBy } from './producer-pool.ts';
 import { ThreadedProducer } from './producer-thread.ts';
@@ -1153,7 +1154,8 @@ export async function main(args: string[]): Promise<void> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   main(process.argv.slice(2)).catch((err) => {
-    console.error(err);
+    // A refusal (the disk a rung needs, …) is said in its own words; anything else with its stack.
+    console.error(err instanceof QualError ? `engine-sustained: ${err.message}` : err);
     process.exit(1);
   });
 }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { brokerDisks, diskRefusal, DISK_HEADROOM_BYTES, guardRungDisk, LOG_BYTES_PER_EVENT, OUTPUT_BYTES_PER_EVENT, rungDiskBytes, type BrokerDisk } from '../../../bench/disk-guard.ts';
+import { QualError } from '../../../lib/errors.ts';
 import type { ExecOptions, Remote } from '../../../rig/remote.ts';
 import type { HostSpec, RigState } from '../../../rig/types.ts';
 
@@ -46,6 +47,7 @@ t.test('the guard waits for the space (an earlier topic deleted), says so once, 
   const t0 = Date.now();
   const e = await guardRungDisk('a rung', need, async () => [{ host: 'h', dir: '/d', availBytes: 0 }], { waitMs: 100, pollMs: 20, log: () => {} }).catch((err: unknown) => err);
   t.match((e as Error).message, /^not enough disk for a rung: .*\(waited 0 s for earlier rungs' topics to be deleted\)$/);
+  t.ok(e instanceof QualError && e.code === 'PRECONDITION', 'a refusal, said without a stack');
   t.ok(Date.now() - t0 < 2_000);
   let once = 0;
   await guardRungDisk('a rung', need, async () => (once++, [{ host: 'h', dir: '/d', availBytes: enough }]), { log: () => t.fail('no wait when the space is there') });
