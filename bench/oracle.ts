@@ -23,7 +23,7 @@
  * (no rig touched, no rig lock), else the live rig's store, under the rig lock.
  *
  * With CLINK_QUAL_STORE_PID, the PID of the store's process on this machine (a loopback MinIO
- * of one's own), each phase's store CPU too (/proc/<pid>/stat, 10 ms ticks), and the cores the
+ * of one's own), or on the local rig's store (found by itself), each phase's store CPU too (/proc/<pid>/stat, 10 ms ticks), and the cores the
  * two kept busy: (client CPU + store CPU) / wall time. On a 2-core box at 2.0, the recount
  * cannot come closer to the raw GET than the raw GET's CPU over the recount's allows. The
  * RESULT line then ends with store_cpu_ns_per_event=<s> raw_get_store_cpu_ns_per_event=<r>
@@ -34,7 +34,10 @@ import { CreateBucketCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCom
 import { Generator } from '../oracle/generator.ts';
 import { recount } from '../oracle/recount.ts';
 import { ObjectStore, makeS3Client, mapLimit, type StoreSettings } from '../oracle/store.ts';
+import { servicePid } from '../rig/process.ts';
+import { remoteFor } from '../rig/ssh.ts';
 import { readRigState, readStoreCredentials } from '../rig/state.ts';
+import { storeServiceOf } from '../rig/store.ts';
 import { processCpuS } from './jvm-producer.ts';
 import { takeRigLock } from './cli.ts';
 
@@ -56,7 +59,8 @@ if (values.help) {
 
 On the rig's store it takes the rig lock (exit 2 naming the holder while another command uses
 the rig); with CLINK_QUAL_S3_ENDPOINT (a store of your own) it touches no rig and takes none.
-With CLINK_QUAL_STORE_PID (that store's process on this machine) it shows the store's CPU too.`);
+With CLINK_QUAL_STORE_PID (that store's process on this machine), or on the local rig's store,
+it shows the store's CPU too.`);
   process.exit(0);
 }
 // On the rig's store: one command on the rig at a time (an external store needs no lock).
@@ -77,18 +81,37 @@ function endpoint(): StoreSettings {
   return { endpoint: state.store.endpoint, region: state.store.region, ...readStoreCredentials(state) };
 }
 
+const log = (s: string) => console.log(`bench oracle: ${s}`);
 const st: StoreSettings = { ...endpoint(), requestTimeoutMs: 60_000 };
-/** The store's process on this machine, when given: its CPU is read around each phase. */
-const storePid = process.env.CLINK_QUAL_STORE_PID ? Number(process.env.CLINK_QUAL_STORE_PID) : undefined;
+/**
+ * The store's process on this machine, whose CPU is read around each phase: CLINK_QUAL_STORE_PID,
+ * or, on the local rig's store (its hosts are namespaces of this machine), the store service's
+ * PID as the rig recorded it. None for a store elsewhere.
+ */
+async function findStorePid(): Promise<number | undefined> {
+  if (process.env.CLINK_QUAL_STORE_PID) return Number(process.env.CLINK_QUAL_STORE_PID);
+  if (process.env.CLINK_QUAL_S3_ENDPOINT) return undefined;
+  const state = readRigState();
+  const host = state.kind === 'local' ? state.hosts.find((h) => h.name === state.store.host) : undefined;
+  if (!host) return undefined;
+  const remote = remoteFor(host);
+  try {
+    const pid = await servicePid(remote, storeServiceOf(state.store));
+    if (pid !== null) log(`the store's CPU: the local rig's ${storeServiceOf(state.store)} on ${host.name}, PID ${pid}`);
+    return pid ?? undefined;
+  } finally {
+    await remote.close();
+  }
+}
+const storePid = await findStorePid();
 if (storePid !== undefined && processCpuS(storePid) === null) {
-  console.error(`bench oracle: CLINK_QUAL_STORE_PID=${process.env.CLINK_QUAL_STORE_PID} is not a live process here`);
+  console.error(`bench oracle: ${process.env.CLINK_QUAL_STORE_PID ? `CLINK_QUAL_STORE_PID=${process.env.CLINK_QUAL_STORE_PID}` : `the store's PID ${storePid}`} is not a live process here`);
   process.exit(254);
 }
 /** The store's CPU seconds now (0 without a store PID). */
 const storeCpu = (): number => (storePid === undefined ? 0 : (processCpuS(storePid) ?? Number.NaN));
 const prefix = `data-${seed}-${events}-${partitions}-${perObject}/`;
 const marker = `markers/${prefix}complete`;
-const log = (s: string) => console.log(`bench oracle: ${s}`);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) log('warning: run with --expose-gc (npm run bench does) for honest memory figures');
 /** Memory after a forced GC: the heap the recount holds (heapUsed + arrayBuffers) and the process's RSS. */
