@@ -1,7 +1,7 @@
 /**
  * A rung's disk, checked before the rung starts. A climb of `npm run bench -- engine-sustained`
- * can offer more than a million events a second: a 30 s produce-only rung at 1.24 M ev/s left
- * about 3.7 GB in each replica's log, three replicas on the local rig's one disk, and Kafka
+ * can offer more than a million events a second: a 30 s produce-only rung at 1.24 M ev/s is
+ * 37 M events in each replica's log, three replicas on the local rig's one disk, and Kafka
  * deletes a finished rung's topic in the background (its files a minute later). On a smaller
  * disk such a climb would fill it under the brokers. So before each rung the bench reads the
  * free space where the brokers keep their logs (rig/disk.ts fsUsage, over SSH), waits a while
@@ -15,9 +15,9 @@ import type { Remote } from '../rig/remote.ts';
 import type { RigState } from '../rig/types.ts';
 
 /**
- * Bytes an event takes in one replica's log: the bench's line (about 90 bytes), its record's
- * framing and the log's indexes. About 100 were measured (3.7 GB for 37 M events); 120 leaves
- * room.
+ * Bytes an event takes in one replica's log, counted with room: the bench's line
+ * (`{"p":12,"seq":1234567,"pad":"<60 x>"}`, about 90 bytes), its record's framing in a batch
+ * and the log's indexes.
  */
 export const LOG_BYTES_PER_EVENT = 120;
 /** Bytes an event's line takes in the store, once (the engine's or the baseline's output). */

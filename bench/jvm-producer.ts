@@ -56,7 +56,6 @@ export function compiledProducer(libs = kafkaLibs()): string {
   return dir;
 }
 
-
 /** The request line for a send. */
 export function requestLine(id: number, ranges: readonly SendRange[]): string {
   return `${id} ${ranges.map(([p, first, n]) => `${p}:${first}:${n}`).join(' ')}\n`;
