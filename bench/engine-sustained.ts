@@ -658,16 +658,23 @@ export interface Produced {
 }
 
 /** Offers `rate` events/s for `durationMs`, paced every `tickMs`, each send recorded in `log`. */
-export async function produceAtRate(producer: Pick<LineProducer, 'seq' | 'produce'>, log: SendLog, rate: number, durationMs: number, tickMs: number, maxSend = DEFAULT_MAX_SEND): Promise<Produced> {
-  const startedAt = Date.now();
+/** The time the paced producer reads and waits on: the wall clock, or a test's virtual one. */
+export interface PaceClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+const WALL_CLOCK: PaceClock = { now: () => Date.now(), sleep };
+
+export async function produceAtRate(producer: Pick<LineProducer, 'seq' | 'produce'>, log: SendLog, rate: number, durationMs: number, tickMs: number, maxSend = DEFAULT_MAX_SEND, clock: PaceClock = WALL_CLOCK): Promise<Produced> {
+  const startedAt = clock.now();
   let sent = 0;
   let lastAck = startedAt;
   for (;;) {
-    const elapsed = Date.now() - startedAt;
+    const elapsed = clock.now() - startedAt;
     if (elapsed >= durationMs) break;
     for (const n of splitBatches(dueNow(rate, elapsed, sent), maxSend)) {
       const before = [...producer.seq];
-      const at = Date.now();
+      const at = clock.now();
       // LineProducer numbers a batch's events before its first await: record them before the ack.
       const pending = producer.produce(n, n);
       let numbered = 0;
@@ -679,10 +686,11 @@ export async function produceAtRate(producer: Pick<LineProducer, 'seq' | 'produc
       if (numbered !== n) throw new Error(`LineProducer numbered ${numbered} of ${n} events before sending: the send log cannot be kept`);
       await pending;
       sent += n;
-      lastAck = Date.now();
+      lastAck = clock.now();
     }
     // The next tick boundary (a tick overrun by a slow send is skipped, its events go with the next).
-    await sleep(startedAt + (Math.floor((Date.now() - startedAt) / tickMs) + 1) * tickMs - Date.now());
+    const now = clock.now();
+    await clock.sleep(startedAt + (Math.floor((now - startedAt) / tickMs) + 1) * tickMs - now);
   }
   // The producer stopped at its last acknowledged send: the drain is measured from there.
   const stoppedAt = lastAck;
