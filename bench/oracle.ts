@@ -28,11 +28,15 @@
  * cannot come closer to the raw GET than the raw GET's CPU over the recount's allows. The
  * RESULT line then ends with store_cpu_ns_per_event=<s> raw_get_store_cpu_ns_per_event=<r>
  * (the least of the rounds).
+ *
+ * The judge is the one a campaign's recount runs: the compiled fast path (oracle/wasm-judge.ts);
+ * CLINK_QUAL_JUDGE=js judges in JavaScript alone, for a comparison in the same tree.
  */
 import { parseArgs } from 'node:util';
 import { CreateBucketCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Generator } from '../oracle/generator.ts';
 import { recount } from '../oracle/recount.ts';
+import { JUDGE_IMPL } from '../oracle/tally.ts';
 import { ObjectStore, makeS3Client, mapLimit, type StoreSettings } from '../oracle/store.ts';
 import { servicePid } from '../rig/process.ts';
 import { remoteFor } from '../rig/ssh.ts';
@@ -240,7 +244,7 @@ for (let i = 0; i < rounds; i++) {
   rssPerEvent = Math.max(rssPerEvent, o.rssPerEvent);
 }
 log(`dataset: ${objects} objects, ${(rawBytes / 1e6).toFixed(0)} MB, ${events} events, ${(rawBytes / events).toFixed(1)} B/event on the wire; concurrency ${concurrency}; best of ${rounds}; recount clean: ${allClean}`);
-log(`this process: Node flags ${process.execArgv.join(' ') || '(none)'}; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (the dataset's writing, every raw GET and recount)`);
+log(`this process: Node flags ${process.execArgv.join(' ') || '(none)'}; judge ${JUDGE_IMPL === 'wasm' ? 'compiled (oracle/wasm/judge.wasm)' : 'JavaScript alone (CLINK_QUAL_JUDGE=js)'}; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (the dataset's writing, every raw GET and recount)`);
 log(`controller RSS per million events judged (the recount's process, after GC, with its tally alive; worst round): ${((rssPerEvent * 1e6) / 1048576).toFixed(2)} MiB`);
 console.log(`RESULT oracle events_per_s=${Math.round(events / bestOracle)} ratio_vs_raw_get=${(bestRaw / bestOracle).toFixed(3)} bytes_per_event=${bytesPerEvent.toFixed(3)} rss_mib_per_million_events=${((rssPerEvent * 1e6) / 1048576).toFixed(2)} cpu_ns_per_event=${Math.round((leastOracleCpu * 1e9) / events)} cpu_user_ns_per_event=${Math.round((leastOracleUser * 1e9) / events)} raw_get_cpu_ns_per_event=${Math.round((leastRawCpu * 1e9) / events)}${storePid === undefined ? '' : ` store_cpu_ns_per_event=${Math.round((leastOracleStoreCpu * 1e9) / events)} raw_get_store_cpu_ns_per_event=${Math.round((leastRawStoreCpu * 1e9) / events)}`}`);
 if (!allClean) process.exitCode = 1;

@@ -50,6 +50,32 @@ export class GrowableBitset {
     return true;
   }
 
+  /**
+   * Sets bits [from, to) a word at a time; returns how many of them were already set (what
+   * testAndSet would have refused, one by one). Grows (doubling) as needed.
+   */
+  testAndSetRange(from: number, to: number): number {
+    if (to <= from) return 0;
+    const last = Math.floor((to - 1) / 32);
+    if (last >= this.#words.length) this.#grow(last + 1);
+    const words = this.#words;
+    let already = 0;
+    let i = from;
+    while (i < to) {
+      const w = Math.floor(i / 32);
+      const lo = i % 32;
+      const hi = Math.min(32, lo + (to - i));
+      const mask = hi === 32 ? ~0 << lo : ((1 << hi) - 1) & (~0 << lo);
+      const old = words[w]!;
+      already += popcount(old & mask);
+      words[w] = old | mask;
+      i += hi - lo;
+    }
+    this.#count += to - from - already;
+    if (to - 1 > this.#highest) this.#highest = to - 1;
+    return already;
+  }
+
   /** Number of set bits in [from, to). */
   countRange(from: number, to: number): number {
     to = Math.min(to, this.capacity);

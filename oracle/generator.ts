@@ -92,6 +92,11 @@ export class Generator {
     this.#chars = ALPHABET.split('');
   }
 
+  /** The seed's four state words and the key width: what the compiled fast path (oracle/wasm-judge.ts) is given. */
+  get fastPathParams(): { state: [number, number, number, number]; keyWidth: number } {
+    return { state: [this.#s0, this.#s1, this.#s2, this.#s3], keyWidth: this.#keyWidth };
+  }
+
   keyName(index: number): string {
     let k = this.#keyNames[index];
     if (k === undefined) {

@@ -37,6 +37,7 @@
 import { GrowableBitset } from './bitset.ts';
 import { judgeSpan, type Generator } from './generator.ts';
 import type { Counters } from '../lib/evidence.ts';
+import { judgeBodyWasm } from './wasm-judge.ts';
 
 const OVERFLOW_FLOOR = 1 << 26;
 const NL = 10;
@@ -68,10 +69,24 @@ export interface BodyJudgement {
 }
 
 /**
+ * The judge: CLINK_QUAL_JUDGE=js in the environment judges in JavaScript alone (for the
+ * oracle bench's comparison); otherwise the compiled fast path does the canonical lines.
+ */
+export const JUDGE_IMPL: 'wasm' | 'js' = process.env.CLINK_QUAL_JUDGE === 'js' ? 'js' : 'wasm';
+
+/**
  * Judges every line of one object's body against the seed (the definitions above), without
  * marking anything: a pure function of (gen, key, body), so it can run in a judge worker.
+ * The canonical lines are judged by the compiled fast path (oracle/wasm-judge.ts), the rest
+ * by judgeSpan; the result is judgeBodyJs's.
  */
 export function judgeBody(gen: Generator, key: string, body: Buffer): BodyJudgement {
+  if (body.length === 0 || JUDGE_IMPL === 'js') return judgeBodyJs(gen, key, body);
+  return judgeBodyWasm(gen, key, body) ?? judgeBodyJs(gen, key, body);
+}
+
+/** judgeBody in JavaScript alone: the definition the compiled fast path is held to. */
+export function judgeBodyJs(gen: Generator, key: string, body: Buffer): BodyJudgement {
   const j: BodyJudgement = { lines: 0, events: 0, foreign: 0, unparsable: 0, corrupted: false, runs: [] };
   if (body.length === 0) {
     j.corrupted = true;
@@ -161,7 +176,9 @@ export class EventTally {
       const p = runs[r]!;
       const from = runs[r + 1]!;
       const to = from + runs[r + 2]!;
-      for (let seq = from; seq < to; seq++) if (!this.#mark(p, seq)) j.duplicates++;
+      // A run below OVERFLOW_FLOOR lies in the bitset whole (#mark's rule): marked a word at a time.
+      if (to <= OVERFLOW_FLOOR) j.duplicates += this.#bits[p]!.testAndSetRange(from, to);
+      else for (let seq = from; seq < to; seq++) if (!this.#mark(p, seq)) j.duplicates++;
     }
     if (j.corrupted) this.corrupted++;
     this.lines += j.lines;

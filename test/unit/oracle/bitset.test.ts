@@ -37,6 +37,40 @@ t.test('countRange against a naive count', async (t) => {
   t.equal(popcount(0x80000001), 2);
 });
 
+t.test('testAndSetRange: what testAndSet says bit by bit, word boundaries and growth included', async (t) => {
+  const ranged = new GrowableBitset(32);
+  const single = new GrowableBitset(32);
+  let x = 777;
+  const rnd = (n: number): number => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    return (x >>> 8) % n;
+  };
+  let already = 0;
+  for (let k = 0; k < 2000; k++) {
+    const from = rnd(20_000);
+    const to = from + [0, 1, 31, 32, 33, 64, 65, 200][rnd(8)]! - (rnd(3) === 0 ? rnd(2) : 0);
+    let refused = 0;
+    for (let i = from; i < to; i++) if (!single.testAndSet(i)) refused++;
+    const got = ranged.testAndSetRange(from, to);
+    if (got !== refused) {
+      t.equal(got, refused, `[${from}, ${to})`);
+      return;
+    }
+    already += got;
+  }
+  t.ok(already > 1000, `${already} bits were already set`);
+  t.equal(ranged.count, single.count);
+  t.equal(ranged.highest, single.highest);
+  t.equal(ranged.countRange(0, ranged.capacity), ranged.count);
+  for (let i = 0; i < 20_300; i++) if (ranged.has(i) !== single.has(i)) return t.fail(`bit ${i}`);
+  const b = new GrowableBitset(32);
+  t.equal(b.testAndSetRange(30, 100_000), 0, 'a range past the capacity grows it');
+  t.equal(b.count, 99_970);
+  t.equal(b.testAndSetRange(0, 40), 10);
+  t.equal(b.testAndSetRange(5, 5), 0, 'an empty range');
+  t.equal(b.highest, 99_999);
+});
+
 t.test('memory: one bit an event', async (t) => {
   const b = new GrowableBitset();
   for (let i = 0; i < 2_000_000; i++) b.testAndSet(i);
