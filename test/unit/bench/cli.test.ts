@@ -55,26 +55,46 @@ t.test('a running benchmark holds the lock: a second rig user is refused naming 
   const fifo = path.join(stateDir, 'rig.json'); // rig/state.ts's rigStatePath() under this state dir
   t.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
   const lockFile = path.join(stateDir, 'rig.lock');
-  const proc = spawn(process.execPath, [bench, 'engine', '--events', '10'], { env: envFor(stateDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: bench/index.ts runs the benchmark as a child, and a kill must reach
+  // both (a benchmark left blocked opening the FIFO would hold the test's output open).
+  const proc = spawn(process.execPath, [bench, 'engine', '--events', '10'], { env: envFor(stateDir), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  t.teardown(() => proc.kill('SIGKILL'));
+  const killAll = (): void => {
+    try {
+      process.kill(-proc.pid!, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  t.teardown(killAll);
   const until = Date.now() + 30_000;
   while (!readRigLock(lockFile) && Date.now() < until && proc.exitCode === null) await new Promise((r) => setTimeout(r, 50));
   const h = readRigLock(lockFile);
   t.match(h, { command: 'bench engine' }, `the benchmark holds the lock\n${out}`);
   t.not(h?.pid, process.pid, 'held by the benchmark, not by this test');
   t.throws(() => acquireRigLock('campaign run', { file: lockFile }), new RegExp(`the rig is in use by pid ${h?.pid} \\(bench engine, since `), 'a second rig user is refused, naming the benchmark');
-  // Let the benchmark read its (unusable) rig state: it fails and exits. Non-blocking: with no
-  // reader (the benchmark never reached the rig state) the open fails instead of hanging.
-  try {
-    const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+  // Let the benchmark read its (unusable) rig state: it fails and exits. The lock comes before
+  // the state is read, so wait (up to 30 s) for the benchmark to open the FIFO: until it does,
+  // a non-blocking open for writing fails (ENXIO) instead of hanging.
+  let fd: number | undefined;
+  let lastErr: unknown;
+  const readerBy = Date.now() + 30_000;
+  while (fd === undefined && Date.now() < readerBy && proc.exitCode === null) {
+    try {
+      fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (err) {
+      lastErr = err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  if (fd === undefined) {
+    t.fail(`the benchmark never read its rig state: ${(lastErr as Error | undefined)?.message ?? 'it exited'}\n${out}`);
+    killAll();
+  } else {
     writeSync(fd, '{}');
     closeSync(fd);
-  } catch (err) {
-    t.fail(`the benchmark was not reading its rig state: ${(err as Error).message}\n${out}`);
-    proc.kill('SIGKILL');
   }
   const code = await exited(proc);
   t.not(code, 0, `the benchmark ended on the unusable state\n${out}`);
