@@ -657,7 +657,6 @@ export interface Produced {
   achieved: number;
 }
 
-/** Offers `rate` events/s for `durationMs`, paced every `tickMs`, each send recorded in `log`. */
 /** The time the paced producer reads and waits on: the wall clock, or a test's virtual one. */
 export interface PaceClock {
   now(): number;
@@ -665,6 +664,7 @@ export interface PaceClock {
 }
 const WALL_CLOCK: PaceClock = { now: () => Date.now(), sleep };
 
+/** Offers `rate` events/s for `durationMs`, paced every `tickMs`, each send recorded in `log`. */
 export async function produceAtRate(producer: Pick<LineProducer, 'seq' | 'produce'>, log: SendLog, rate: number, durationMs: number, tickMs: number, maxSend = DEFAULT_MAX_SEND, clock: PaceClock = WALL_CLOCK): Promise<Produced> {
   const startedAt = clock.now();
   let sent = 0;
