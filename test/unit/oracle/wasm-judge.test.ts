@@ -98,6 +98,14 @@ t.test('where it cannot decide alone, it hands the body back, and judgeBody give
   t.equal(judgeBodyWasm(g, 'k', long, 1024), undefined, 'a line longer than a chunk');
   t.same(judgeBody(g, 'k', long), judgeBodyJs(g, 'k', long));
   t.same(judgeBodyWasm(g, 'k', long), judgeBodyJs(g, 'k', long), 'the same line within a chunk');
+  // A module that refuses canonical lines (here: set up with another seed's state) leaves them
+  // undecided; JavaScript calls them events, so the body goes back to JavaScript whole.
+  const liar = new Generator(spec);
+  Object.defineProperty(liar, 'fastPathParams', { get: () => new Generator({ ...spec, seed: 'not this one' }).fastPathParams });
+  const good = Buffer.from([g.line(1, 7), g.line(1, 8), 'garbage'].join('\n'));
+  t.equal(judgeBodyWasm(liar, 'k', good), undefined, 'an undecided line JavaScript calls an event: handed back');
+  t.same(judgeBody(liar, 'k', good), judgeBodyJs(g, 'k', good), 'and judged in JavaScript: two events, one unparsable line');
+  t.same(judgeBodyWasm(g, 'k', good)?.runs, [1, 7, 2], 'the same body, the module set up right: decided in it');
   const empty = Buffer.alloc(0);
   t.same(judgeBody(g, 'k', empty), { lines: 0, events: 0, foreign: 0, unparsable: 0, corrupted: true, runs: [], firstProblem: 'k: zero bytes' });
 });
