@@ -16,7 +16,7 @@
  *    and the process's RSS measured the same way, per million events judged (RSS also holds
  *    what the allocator keeps after a GC, so it is the figure an operator sees).
  *
- * Last line: RESULT oracle events_per_s=<N> ratio_vs_raw_get=<r> bytes_per_event=<b> rss_mib_per_million_events=<m>
+ * Last line: RESULT oracle events_per_s=<N> ratio_vs_raw_get=<r> raw_get_events_per_s=<R> bytes_per_event=<b> rss_mib_per_million_events=<m>
  * cpu_ns_per_event=<c> cpu_user_ns_per_event=<u> raw_get_cpu_ns_per_event=<g> (the client's CPU, least of the
  * rounds; <u> the user part of that round: the rest is the kernel's, on loopback the store's side of each send too)
  * Credentials and endpoint: CLINK_QUAL_S3_ENDPOINT + AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY
@@ -246,5 +246,5 @@ for (let i = 0; i < rounds; i++) {
 log(`dataset: ${objects} objects, ${(rawBytes / 1e6).toFixed(0)} MB, ${events} events, ${(rawBytes / events).toFixed(1)} B/event on the wire; concurrency ${concurrency}; best of ${rounds}; recount clean: ${allClean}`);
 log(`this process: Node flags ${process.execArgv.join(' ') || '(none)'}; judge ${JUDGE_IMPL === 'wasm' ? 'compiled (oracle/wasm/judge.wasm)' : 'JavaScript alone (CLINK_QUAL_JUDGE=js)'}; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (the dataset's writing, every raw GET and recount)`);
 log(`controller RSS per million events judged (the recount's process, after GC, with its tally alive; worst round): ${((rssPerEvent * 1e6) / 1048576).toFixed(2)} MiB`);
-console.log(`RESULT oracle events_per_s=${Math.round(events / bestOracle)} ratio_vs_raw_get=${(bestRaw / bestOracle).toFixed(3)} bytes_per_event=${bytesPerEvent.toFixed(3)} rss_mib_per_million_events=${((rssPerEvent * 1e6) / 1048576).toFixed(2)} cpu_ns_per_event=${Math.round((leastOracleCpu * 1e9) / events)} cpu_user_ns_per_event=${Math.round((leastOracleUser * 1e9) / events)} raw_get_cpu_ns_per_event=${Math.round((leastRawCpu * 1e9) / events)}${storePid === undefined ? '' : ` store_cpu_ns_per_event=${Math.round((leastOracleStoreCpu * 1e9) / events)} raw_get_store_cpu_ns_per_event=${Math.round((leastRawStoreCpu * 1e9) / events)}`}`);
+console.log(`RESULT oracle events_per_s=${Math.round(events / bestOracle)} ratio_vs_raw_get=${(bestRaw / bestOracle).toFixed(3)} raw_get_events_per_s=${Math.round(events / bestRaw)} bytes_per_event=${bytesPerEvent.toFixed(3)} rss_mib_per_million_events=${((rssPerEvent * 1e6) / 1048576).toFixed(2)} cpu_ns_per_event=${Math.round((leastOracleCpu * 1e9) / events)} cpu_user_ns_per_event=${Math.round((leastOracleUser * 1e9) / events)} raw_get_cpu_ns_per_event=${Math.round((leastRawCpu * 1e9) / events)}${storePid === undefined ? '' : ` store_cpu_ns_per_event=${Math.round((leastOracleStoreCpu * 1e9) / events)} raw_get_store_cpu_ns_per_event=${Math.round((leastRawStoreCpu * 1e9) / events)}`}`);
 if (!allClean) process.exitCode = 1;

@@ -26,9 +26,15 @@
  * client CPU of the rounds) as multiples of the first's. A sub-benchmark that prints no
  * RESULT (refused or failed) makes its row n/a and the exit code 1.
  *
+ * The raw GET of the same objects is shown beside the oracle (its wall time and client CPU
+ * per event, and their growth), with a line saying what its growth implies for the oracle's:
+ * a recount makes the same GETs, so it cannot grow less than the raw GET does times its
+ * ratio to it at the first count.
+ *
  * Last line: `RESULT scale partitions=4,16,64 engine_max_events_per_s=a,b,c
  * engine_ratio_vs_baseline=a,b,c oracle_ns_per_event=a,b,c oracle_ratio_vs_raw_get=a,b,c
- * oracle_cpu_ns_per_event=a,b,c oracle_cpu_growth=a,b,c oracle_user_cpu_growth=a,b,c`.
+ * raw_get_ns_per_event=a,b,c raw_get_growth=a,b,c oracle_cpu_ns_per_event=a,b,c
+ * oracle_cpu_growth=a,b,c oracle_user_cpu_growth=a,b,c`.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -151,6 +157,10 @@ export interface ScaleRow {
   /** Its user part (ns per event): the rest is the kernel's, on loopback the store's side of each send too. */
   oracleUserCpuNsPerEvent: number | null;
   oracleRatio: number | null;
+  /** The raw GET of the same objects, ns per event by wall time (its best round). */
+  rawGetNsPerEvent: number | null;
+  /** The raw GET's least client CPU per event over the rounds (ns). */
+  rawGetCpuNsPerEvent: number | null;
   oracleBytesPerEvent: number | null;
   oracleRssMiBPerMillion: number | null;
   /** The store's CPU per event during the recount (least of the rounds), when bench/oracle.ts was given its PID (CLINK_QUAL_STORE_PID). */
@@ -158,6 +168,8 @@ export interface ScaleRow {
 }
 
 const num = (v: string | undefined): number | null => (v === undefined || v === 'n/a' || !Number.isFinite(Number(v)) ? null : Number(v));
+
+const nsPerEvent = (eventsPerS: number | null): number | null => (eventsPerS ? 1e9 / eventsPerS : null);
 
 /** A row from the two benchmarks' outputs. */
 export function rowOf(partitions: number, engineOut: readonly string[], oracleOut: readonly string[]): ScaleRow {
@@ -174,6 +186,8 @@ export function rowOf(partitions: number, engineOut: readonly string[], oracleOu
     oracleCpuNsPerEvent: num(o?.cpu_ns_per_event),
     oracleUserCpuNsPerEvent: num(o?.cpu_user_ns_per_event),
     oracleRatio: num(o?.ratio_vs_raw_get),
+    rawGetNsPerEvent: nsPerEvent(num(o?.raw_get_events_per_s)),
+    rawGetCpuNsPerEvent: num(o?.raw_get_cpu_ns_per_event),
     oracleBytesPerEvent: num(o?.bytes_per_event),
     oracleRssMiBPerMillion: num(o?.rss_mib_per_million_events),
     storeCpuNsPerEvent: num(o?.store_cpu_ns_per_event),
@@ -185,14 +199,12 @@ function growth(v: number | null, first: number | null): string {
   return v === null || first === null || first === 0 ? 'n/a' : `×${(v / first).toFixed(2)}`;
 }
 
-const nsPerEvent = (eventsPerS: number | null): number | null => (eventsPerS ? 1e9 / eventsPerS : null);
-
 /** The summary table, growth against the first row. */
 export function scaleTable(rows: readonly ScaleRow[]): string {
   const first = rows[0];
   // The store's CPU only when measured (a store process on this machine: CLINK_QUAL_STORE_PID).
   const store = rows.some((r) => r.storeCpuNsPerEvent !== null);
-  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle CPU ns/event', 'vs first', 'of it user', 'vs first', 'oracle vs raw GET', 'oracle B/event', 'oracle RSS MiB/M events', ...(store ? ['store CPU ns/event', 'vs first'] : [])];
+  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle CPU ns/event', 'vs first', 'of it user', 'vs first', 'oracle vs raw GET', 'raw GET ns/event', 'vs first', 'raw GET CPU ns/event', 'vs first', 'oracle B/event', 'oracle RSS MiB/M events', ...(store ? ['store CPU ns/event', 'vs first'] : [])];
   const f = (v: number | null, digits = 0) => (v === null ? 'n/a' : v.toFixed(digits));
   const body = rows.map((r) => [
     String(r.partitions),
@@ -207,6 +219,10 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
     f(r.oracleUserCpuNsPerEvent),
     growth(r.oracleUserCpuNsPerEvent, first?.oracleUserCpuNsPerEvent ?? null),
     f(r.oracleRatio, 3),
+    f(r.rawGetNsPerEvent),
+    growth(r.rawGetNsPerEvent, first?.rawGetNsPerEvent ?? null),
+    f(r.rawGetCpuNsPerEvent),
+    growth(r.rawGetCpuNsPerEvent, first?.rawGetCpuNsPerEvent ?? null),
     f(r.oracleBytesPerEvent, 3),
     f(r.oracleRssMiBPerMillion, 2),
     ...(store ? [f(r.storeCpuNsPerEvent), growth(r.storeCpuNsPerEvent, first?.storeCpuNsPerEvent ?? null)] : []),
@@ -215,9 +231,28 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
   return [head, ...body].map((row) => '  ' + row.map((c, i) => c.padStart(w[i]!)).join('  ')).join('\n');
 }
 
+/**
+ * What the raw GET's own growth says of the oracle's, first row to last, by wall time: the
+ * oracle's growth is the raw GET's × (its ratio at the first count ÷ at the last). A
+ * recount makes the same GETs, so while its ratio stays at most 1 its growth is at least the
+ * raw GET's × its ratio at the first count. Null without both rows' figures.
+ */
+export function rawGetFloorLine(rows: readonly ScaleRow[]): string | null {
+  const a = rows[0];
+  const b = rows[rows.length - 1];
+  if (!a || !b || a === b || !a.rawGetNsPerEvent || !b.rawGetNsPerEvent || !a.oracleRatio || !b.oracleRatio || !a.oracleEventsPerS || !b.oracleEventsPerS) return null;
+  const raw = b.rawGetNsPerEvent / a.rawGetNsPerEvent;
+  const oracle = a.oracleEventsPerS / b.oracleEventsPerS;
+  const x = (v: number) => `×${v.toFixed(2)}`;
+  return (
+    `the raw GET of the same objects grows ${x(raw)} by wall time from ${a.partitions} to ${b.partitions} partitions; the oracle's ${x(oracle)} is that × its ratio at ${a.partitions} ÷ at ${b.partitions} (${a.oracleRatio.toFixed(3)} ÷ ${b.oracleRatio.toFixed(3)})` +
+    (b.oracleRatio <= 1 ? `. Making the same GETs, a recount at ratio r at ${a.partitions} partitions grows at least ${x(raw)} × r here: ${x(raw * 0.9)} at r = 0.9` : '')
+  );
+}
+
 export function scaleResultLine(rows: readonly ScaleRow[]): string {
   const list = (f: (r: ScaleRow) => number | null, digits = 0) => rows.map((r) => (f(r) === null ? 'n/a' : f(r)!.toFixed(digits))).join(',');
-  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list((r) => (r.oracleCpuNsPerEvent !== null && rows[0]?.oracleCpuNsPerEvent ? r.oracleCpuNsPerEvent / rows[0].oracleCpuNsPerEvent : null), 2)} oracle_user_cpu_growth=${list((r) => (r.oracleUserCpuNsPerEvent !== null && rows[0]?.oracleUserCpuNsPerEvent ? r.oracleUserCpuNsPerEvent / rows[0].oracleUserCpuNsPerEvent : null), 2)}${rows.some((r) => r.storeCpuNsPerEvent !== null) ? ` store_cpu_ns_per_event=${list((r) => r.storeCpuNsPerEvent)}` : ''}`;
+  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} raw_get_ns_per_event=${list((r) => r.rawGetNsPerEvent)} raw_get_growth=${list((r) => (r.rawGetNsPerEvent !== null && rows[0]?.rawGetNsPerEvent ? r.rawGetNsPerEvent / rows[0].rawGetNsPerEvent : null), 2)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list((r) => (r.oracleCpuNsPerEvent !== null && rows[0]?.oracleCpuNsPerEvent ? r.oracleCpuNsPerEvent / rows[0].oracleCpuNsPerEvent : null), 2)} oracle_user_cpu_growth=${list((r) => (r.oracleUserCpuNsPerEvent !== null && rows[0]?.oracleUserCpuNsPerEvent ? r.oracleUserCpuNsPerEvent / rows[0].oracleUserCpuNsPerEvent : null), 2)}${rows.some((r) => r.storeCpuNsPerEvent !== null) ? ` store_cpu_ns_per_event=${list((r) => r.storeCpuNsPerEvent)}` : ''}`;
 }
 
 /** Runs bench/<file> in its own process (oracle.ts with the recount's Node flags), its lines shown with a prefix and kept. */
@@ -256,6 +291,8 @@ export async function main(args: string[]): Promise<void> {
   const engineSide = o.oracleOnly ? `oracle only, no engine ladder; ${o.checkpointMs} ms checkpoints` : `local rig, 3 workers; ladder ${o.rates} events/s at ${o.checkpointMs} ms checkpoints`;
   console.log(`\nScale curve (${engineSide}; oracle datasets of ${o.oracleEvents} events in the objects a ${o.objectRate} events/s run writes):`);
   console.log(scaleTable(rows));
+  const floor = rawGetFloorLine(rows);
+  if (floor) console.log(floor);
   console.log(`growth is against ${o.partitions[0]} partitions, in this run; an engine max at the ladder's top rung is capped (its true max may be higher); the oracle's wall time (best of ${o.oracleRounds} rounds) carries the store's own work where it shares the cores, its CPU (least of the rounds) is the client's alone`);
   console.log(scaleResultLine(rows));
 }
