@@ -18,7 +18,8 @@
  * processes come first: the rig tests spend most of their time waiting on soaks at a few
  * hundred events a second, and the unit suite fills the idle CPU. Their output goes to a file
  * (named when they start) and is printed whole after the rig tests; one line says when they
- * end. --serial runs them first, as before.
+ * end. --serial runs them first, as before. A unit test file is killed and failed after
+ * UNIT_FILE_TIMEOUT_S (15 minutes); the rig's files have .taprc's hour.
  *
  * The rig tests run one file at a time, but for those that bring up a rig of their own
  * (RIG_OWN_HOSTS: test/rig/inventory-bare.test.ts, eight bare hosts in cqb-* namespaces on their
@@ -244,6 +245,20 @@ export function rigInstallArgs(env: NodeJS.ProcessEnv): string[] {
   return ['rig', 'install', ...(env.CLINK_QUAL_FLINK === '1' ? ['--engine', 'flink'] : [])];
 }
 
+/**
+ * Seconds a unit test file may run before tap kills it and fails it. .taprc allows an hour
+ * for the rig's long files (the kill table); a unit file takes at most a minute and a half
+ * beside the rig (the slowest, 1 min 25 s, in CI at 1d94eab), so a hung one would otherwise
+ * stall the run for an hour of CI's 90 minutes.
+ */
+export const UNIT_FILE_TIMEOUT_S = 900;
+
+/** tap's command line: its files, at nice 19 when asked, with a per-file timeout when given. */
+export function tapCommand(tap: string, files: readonly string[], opts: { nice?: boolean; timeoutS?: number } = {}): [string, string[]] {
+  const argv = [...(opts.timeoutS !== undefined ? [`--timeout=${opts.timeoutS}`] : []), ...files];
+  return opts.nice ? ['nice', ['-n', '19', tap, ...argv]] : [tap, argv];
+}
+
 export function listTests(dir: string): string[] {
   const abs = path.join(repoRoot, dir);
   const out: string[] = [];
@@ -297,7 +312,7 @@ async function main(argv: string[]): Promise<number> {
   // tap clears .tap/processinfo when a run starts, so a run beside another would lose the
   // records written before the other began: each gathers its own files' records as it goes.
   // `log`: a run beside others, its output to this file; `nice`: at nice 19.
-  const tapRun = async (name: string, files: string[], opts: { env?: NodeJS.ProcessEnv; log?: string; nice?: boolean } = {}) => {
+  const tapRun = async (name: string, files: string[], opts: { env?: NodeJS.ProcessEnv; log?: string; nice?: boolean; timeoutS?: number } = {}) => {
     if (!opts.log) console.log(`# ${name}`);
     const t0 = Date.now();
     const own = new Set(files);
@@ -306,7 +321,7 @@ async function main(argv: string[]): Promise<number> {
       for (const [f, ms] of readProcessTimes(path.join(repoRoot, '.tap', 'processinfo'))) if (own.has(f)) records.set(f, ms);
     };
     const timer = setInterval(gather, 5_000);
-    const [cmd, argv] = opts.nice ? ['nice', ['-n', '19', tap, ...files]] : [tap, files];
+    const [cmd, argv] = tapCommand(tap, files, opts);
     const { code, output } = await run(cmd, argv, { capture: true, env: opts.env, log: opts.log });
     clearInterval(timer);
     gather();
@@ -345,10 +360,10 @@ async function main(argv: string[]): Promise<number> {
     besideLog = path.join(scratch, 'unit-tests.tap');
     const t0 = Date.now();
     console.log(`# unit tests: ${unitFiles.length} files beside the rig's steps, at nice 19; their output goes to ${besideLog} and is printed after the rig tests`);
-    beside = tapRun('unit tests (beside the rig)', unitFiles, { env, log: besideLog, nice: true }).then((c) =>
+    beside = tapRun('unit tests (beside the rig)', unitFiles, { env, log: besideLog, nice: true, timeoutS: UNIT_FILE_TIMEOUT_S }).then((c) =>
       console.log(`# unit tests (beside the rig) ended after ${took(t0)}: ${c ? `${c.pass} passed, ${c.fail} failed` : 'tap printed no counts'}`),
     );
-  } else if (unitFiles.length) await tapRun('unit tests', unitFiles, { env });
+  } else if (unitFiles.length) await tapRun('unit tests', unitFiles, { env, timeoutS: UNIT_FILE_TIMEOUT_S });
 
   if (rigFiles.length) {
     let rigUp = false;

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { failedAssertions, listTests, parseTapCounts, parseTestArgs, RIG_OWN_HOSTS, rigInstallArgs, rigTestLanes, unitBesideRig, unitEnv, UsageError } from '../../../bin/run-tests.ts';
+import { failedAssertions, listTests, parseTapCounts, parseTestArgs, RIG_OWN_HOSTS, rigInstallArgs, rigTestLanes, tapCommand, UNIT_FILE_TIMEOUT_S, unitBesideRig, unitEnv, UsageError } from '../../../bin/run-tests.ts';
 import { repoRoot } from '../../../lib/paths.ts';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'tap');
@@ -71,6 +71,24 @@ t.test('a fresh tap run of the fixtures prints the captured counts', async (t) =
   t.same(parseTapCounts(r.stdout), parseTapCounts(captured));
   // tap may run the two files in either order (it has put crash.ts last here under load).
   t.same(failedAssertions(r.stdout).sort(), failedAssertions(captured).sort());
+});
+
+t.test("a unit test file that hangs: cut at the unit tests' own timeout and failed, not the hour .taprc gives the rig's files", async (t) => {
+  const taprc = Number(/^timeout:\s*(\d+)/m.exec(readFileSync(path.join(repoRoot, '.taprc'), 'utf8'))?.[1]);
+  t.ok(UNIT_FILE_TIMEOUT_S < taprc, `the unit files' ${UNIT_FILE_TIMEOUT_S} s below .taprc's ${taprc} s`);
+  t.same(tapCommand('tap', ['a.test.ts', 'b.test.ts'], { nice: true, timeoutS: 900 }), ['nice', ['-n', '19', 'tap', '--timeout=900', 'a.test.ts', 'b.test.ts']]);
+  t.same(tapCommand('tap', ['a.test.ts']), ['tap', ['a.test.ts']], "the rig's files: .taprc's timeout");
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^_?TAP/.test(k)));
+  const [cmd, argv] = tapCommand(path.join(repoRoot, 'node_modules', '.bin', 'tap'), ['test/fixtures/tap/hang.ts'], { timeoutS: 3 });
+  const t0 = Date.now();
+  const r = spawnSync(cmd, argv, { cwd: repoRoot, env, encoding: 'utf8', timeout: 300_000 });
+  t.equal(r.signal, null, 'tap ended the file itself (not the 300 s limit here)');
+  t.equal(r.status, 1, 'tap fails the run');
+  t.ok(Date.now() - t0 < 290_000);
+  t.match(r.stdout, /expired: test\/fixtures\/tap\/hang\.ts/);
+  const c = parseTapCounts(r.stdout);
+  t.equal(c?.pass, 1, 'the assertion before the hang passed');
+  t.ok((c?.fail ?? 0) >= 1, 'the hang counted as failed');
 });
 
 t.test('every unit test mirrors a source: test/unit/<dir>/<file>[.<aspect>].test.ts tests <dir>/<file>.ts (or <dir>/<file>.sh, a script)', async (t) => {
