@@ -247,9 +247,10 @@ export function rigInstallArgs(env: NodeJS.ProcessEnv): string[] {
 
 /**
  * Seconds a unit test file may run before tap kills it and fails it. .taprc allows an hour
- * for the rig's long files (the kill table); a unit file takes at most a minute and a half
- * beside the rig (the slowest, 1 min 25 s, in CI at 1d94eab), so a hung one would otherwise
- * stall the run for an hour of CI's 90 minutes.
+ * for the rig's long files (the kill table). The slowest unit file,
+ * test/unit/engine/flink/fault-points.agent.test.ts, took 1 min 9 s to 3 min 28 s in the five
+ * logs of docs/qualification/test-loop-2026-12-05; a hung one would otherwise stall the run
+ * for an hour of CI's 90 minutes.
  */
 export const UNIT_FILE_TIMEOUT_S = 900;
 
