@@ -27,14 +27,16 @@
  * RESULT (refused or failed) makes its row n/a and the exit code 1.
  *
  * The raw GET of the same objects is shown beside the oracle (its wall time and client CPU
- * per event, and their growth), with a line saying what its growth implies for the oracle's:
+ * per event, and their growth; and the recount's client CPU beyond the raw GET's, what the
+ * judging adds to the GETs), with a line saying what its growth implies for the oracle's:
  * a recount makes the same GETs, so it cannot grow less than the raw GET does times its
  * ratio to it at the first count.
  *
  * Last line: `RESULT scale partitions=4,16,64 engine_max_events_per_s=a,b,c
  * engine_ratio_vs_baseline=a,b,c oracle_ns_per_event=a,b,c oracle_ratio_vs_raw_get=a,b,c
  * raw_get_ns_per_event=a,b,c raw_get_growth=a,b,c oracle_cpu_ns_per_event=a,b,c
- * oracle_cpu_growth=a,b,c oracle_user_cpu_growth=a,b,c`.
+ * oracle_cpu_growth=a,b,c oracle_user_cpu_growth=a,b,c oracle_cpu_beyond_raw_get_ns_per_event=a,b,c`
+ * (then store_cpu_ns_per_event=a,b,c when the store's CPU was measured).
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -199,12 +201,17 @@ function growth(v: number | null, first: number | null): string {
   return v === null || first === null || first === 0 ? 'n/a' : `×${(v / first).toFixed(2)}`;
 }
 
+/** The recount's client CPU per event beyond the raw GET's of the same objects: what judging adds to the GETs. */
+export function beyondRawGet(r: ScaleRow): number | null {
+  return r.oracleCpuNsPerEvent !== null && r.rawGetCpuNsPerEvent !== null ? r.oracleCpuNsPerEvent - r.rawGetCpuNsPerEvent : null;
+}
+
 /** The summary table, growth against the first row. */
 export function scaleTable(rows: readonly ScaleRow[]): string {
   const first = rows[0];
   // The store's CPU only when measured (a store process on this machine: CLINK_QUAL_STORE_PID).
   const store = rows.some((r) => r.storeCpuNsPerEvent !== null);
-  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle CPU ns/event', 'vs first', 'of it user', 'vs first', 'oracle vs raw GET', 'raw GET ns/event', 'vs first', 'raw GET CPU ns/event', 'vs first', 'oracle B/event', 'oracle RSS MiB/M events', ...(store ? ['store CPU ns/event', 'vs first'] : [])];
+  const head = ['partitions', 'engine max ev/s', 'vs first', 'p99 ms', 'vs baseline', 'oracle ns/event', 'vs first', 'oracle CPU ns/event', 'vs first', 'of it user', 'vs first', 'oracle vs raw GET', 'raw GET ns/event', 'vs first', 'raw GET CPU ns/event', 'vs first', 'oracle CPU beyond raw GET', 'vs first', 'oracle B/event', 'oracle RSS MiB/M events', ...(store ? ['store CPU ns/event', 'vs first'] : [])];
   const f = (v: number | null, digits = 0) => (v === null ? 'n/a' : v.toFixed(digits));
   const body = rows.map((r) => [
     String(r.partitions),
@@ -223,6 +230,8 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
     growth(r.rawGetNsPerEvent, first?.rawGetNsPerEvent ?? null),
     f(r.rawGetCpuNsPerEvent),
     growth(r.rawGetCpuNsPerEvent, first?.rawGetCpuNsPerEvent ?? null),
+    f(beyondRawGet(r)),
+    growth(beyondRawGet(r), first ? beyondRawGet(first) : null),
     f(r.oracleBytesPerEvent, 3),
     f(r.oracleRssMiBPerMillion, 2),
     ...(store ? [f(r.storeCpuNsPerEvent), growth(r.storeCpuNsPerEvent, first?.storeCpuNsPerEvent ?? null)] : []),
@@ -252,7 +261,7 @@ export function rawGetFloorLine(rows: readonly ScaleRow[]): string | null {
 
 export function scaleResultLine(rows: readonly ScaleRow[]): string {
   const list = (f: (r: ScaleRow) => number | null, digits = 0) => rows.map((r) => (f(r) === null ? 'n/a' : f(r)!.toFixed(digits))).join(',');
-  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} raw_get_ns_per_event=${list((r) => r.rawGetNsPerEvent)} raw_get_growth=${list((r) => (r.rawGetNsPerEvent !== null && rows[0]?.rawGetNsPerEvent ? r.rawGetNsPerEvent / rows[0].rawGetNsPerEvent : null), 2)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list((r) => (r.oracleCpuNsPerEvent !== null && rows[0]?.oracleCpuNsPerEvent ? r.oracleCpuNsPerEvent / rows[0].oracleCpuNsPerEvent : null), 2)} oracle_user_cpu_growth=${list((r) => (r.oracleUserCpuNsPerEvent !== null && rows[0]?.oracleUserCpuNsPerEvent ? r.oracleUserCpuNsPerEvent / rows[0].oracleUserCpuNsPerEvent : null), 2)}${rows.some((r) => r.storeCpuNsPerEvent !== null) ? ` store_cpu_ns_per_event=${list((r) => r.storeCpuNsPerEvent)}` : ''}`;
+  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} raw_get_ns_per_event=${list((r) => r.rawGetNsPerEvent)} raw_get_growth=${list((r) => (r.rawGetNsPerEvent !== null && rows[0]?.rawGetNsPerEvent ? r.rawGetNsPerEvent / rows[0].rawGetNsPerEvent : null), 2)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list((r) => (r.oracleCpuNsPerEvent !== null && rows[0]?.oracleCpuNsPerEvent ? r.oracleCpuNsPerEvent / rows[0].oracleCpuNsPerEvent : null), 2)} oracle_user_cpu_growth=${list((r) => (r.oracleUserCpuNsPerEvent !== null && rows[0]?.oracleUserCpuNsPerEvent ? r.oracleUserCpuNsPerEvent / rows[0].oracleUserCpuNsPerEvent : null), 2)} oracle_cpu_beyond_raw_get_ns_per_event=${list(beyondRawGet)}${rows.some((r) => r.storeCpuNsPerEvent !== null) ? ` store_cpu_ns_per_event=${list((r) => r.storeCpuNsPerEvent)}` : ''}`;
 }
 
 /** Runs bench/<file> in its own process (oracle.ts with the recount's Node flags), its lines shown with a prefix and kept. */
