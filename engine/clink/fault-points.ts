@@ -62,6 +62,13 @@ export class FaultPoints {
   stop: () => void = () => process.kill(process.pid, 'SIGSTOP');
   /** Where a paused point says it was resumed (the process's log). */
   log: (line: string) => void = (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  /**
+   * What a kill waits for, when set (the worker: engine/clink/sink/completions.ts): `busy()`
+   * counts what must not be in flight when the process dies, `settled()` resolves when none
+   * is. A point armed to kill waits until busy() is 0, then fires in the same synchronous step
+   * (so nothing new starts in between), or fires anyway after maxWaitMs. A pause never waits.
+   */
+  beforeKill?: { what: string; busy: () => number; settled: () => Promise<void>; maxWaitMs: number };
 
   constructor(clinkDir: string, host: string, role: 'worker' | 'coordinator') {
     this.armedFile = path.join(faultsDir(clinkDir), 'armed.json');
@@ -89,6 +96,11 @@ export class FaultPoints {
       this.#cacheKey = key;
     }
     return this.#armed;
+  }
+
+  /** True when the point is armed to kill (a positive count without `pause@`). */
+  isArmedToKill(point: string): boolean {
+    return (this.#load()[point] ?? 0) > 0;
   }
 
   /** True when the point is armed with a positive count (to kill or to pause). */
@@ -125,8 +137,26 @@ export class FaultPoints {
     return false;
   }
 
-  /** The SinkContext.faultPoint shape: never settles when it fires a kill; goes on after a pause. */
+  /**
+   * The SinkContext.faultPoint shape: never settles when it fires a kill; goes on after a pause.
+   * Armed to kill with `beforeKill` set: waits first until nothing it counts is in flight.
+   */
   async reachAsync(point: string, info?: { checkpointId?: number; epoch?: number }): Promise<void> {
+    const q = this.beforeKill;
+    if (q && q.busy() > 0 && this.isArmedToKill(point)) {
+      const t0 = Date.now();
+      const first = q.busy();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, q.maxWaitMs)));
+      while (q.busy() > 0 && Date.now() - t0 < q.maxWaitMs) await Promise.race([q.settled(), late]);
+      clearTimeout(timer);
+      const left = q.busy();
+      this.log(
+        `clink fault point ${point}: pid ${process.pid} waited ${Date.now() - t0} ms for ${first} ${q.what} in flight in this process before its kill` +
+          (left > 0 ? `; killing with ${left} still in flight (the wait is at most ${q.maxWaitMs} ms)` : ''),
+      );
+    }
+    // No await between the wait's last check and the kill: nothing new starts in between.
     if (this.reach(point, info)) await new Promise<never>(() => undefined);
   }
 }

@@ -25,6 +25,25 @@ import { describeMessage, readLines, send, type CoordinatorMessage, type WorkerM
 import type { SinkContext, SinkFactory } from './sink/sink-api.ts';
 import { Subtask } from './subtask.ts';
 import { seamsFor, type ProtocolSeams, type WorkerSeamContext } from './mutants/index.ts';
+import { completionsInFlight, completionsSettled } from './sink/completions.ts';
+
+/**
+ * How long a named fault point waits for this process's completions in flight before its kill:
+ * they take milliseconds; only a store paused meanwhile holds one longer, and the harness gives
+ * a point at least 30 s to fire (chaos/protocol-point.ts fireDeadlineMs).
+ */
+export const COMPLETION_WAIT_BEFORE_KILL_MS = 20_000;
+
+/**
+ * A worker's fault points. A named point kills this whole process, every subtask in it: never
+ * inside a sibling subtask's CompleteMultipartUpload, which the pinned MinIO can lose (F-1;
+ * sink/completions.ts). The kill waits for those in flight (at most the given wait).
+ */
+export function workerFaultPoints(clinkDir: string, host: string, maxWaitMs = COMPLETION_WAIT_BEFORE_KILL_MS): FaultPoints {
+  const faults = new FaultPoints(clinkDir, host, 'worker');
+  faults.beforeKill = { what: 'CompleteMultipartUpload request(s)', busy: completionsInFlight, settled: completionsSettled, maxWaitMs };
+  return faults;
+}
 
 export interface WorkerOptions {
   sinkFactory: SinkFactory;
@@ -53,7 +72,7 @@ export class Worker {
   constructor(cfg: ClinkConfig, opts: WorkerOptions) {
     this.cfg = cfg;
     this.id = cfg.host;
-    this.faults = new FaultPoints(cfg.clinkDir, cfg.host, 'worker');
+    this.faults = workerFaultPoints(cfg.clinkDir, cfg.host);
     this.#sinkFactory = opts.sinkFactory;
     this.#log = opts.log ?? ((l) => console.log(l));
     this.#seams = seamsFor(cfg.mutant);

@@ -43,6 +43,7 @@ import type { S3Settings, Sink, SinkContext, SinkFactory, UploadHandle, UploadPa
 import { retry, RetryStoppedError } from '../../../lib/retry.ts';
 import { clinkObjectKey } from './keys.ts';
 import { decodeLine, encodeRecord } from '../durable-log.ts';
+import { completionStarted } from './completions.ts';
 
 export const SINK_FAMILY = 's3_2pc_sink';
 /** MinIO (and S3) refuse a non-last part smaller than this. */
@@ -341,9 +342,11 @@ export function createS3Sink(ctx: SinkContext, opts: S3SinkOptions = {}): Sink {
     s3();
     const c = completeClient!;
     completesInFlight++;
+    const settled = completionStarted();
     try {
       return await c.send(cmd);
     } finally {
+      settled();
       completesInFlight--;
       if (completesInFlight === 0 && destroyCompleteClientWhenIdle) c.destroy?.();
     }

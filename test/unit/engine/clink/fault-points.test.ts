@@ -80,3 +80,57 @@ t.test('a kill armed beside a pause of the same point fires first', async (t) =>
   t.notOk(fp.reach('sink.before-commit'));
   t.equal(stops, 1);
 });
+
+t.test('beforeKill: a point armed to kill waits until nothing counted is in flight, then fires at once; a pause and an unarmed point never wait', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'clink-fp-'));
+  const fp = new FaultPoints(dir, 'worker-1', 'worker');
+  let busy = 0;
+  let release: () => void = () => undefined;
+  const logged: string[] = [];
+  const kills: number[] = [];
+  fp.kill = () => void kills.push(busy);
+  fp.stop = () => undefined;
+  fp.log = (l) => void logged.push(l);
+  fp.beforeKill = { what: 'completion(s)', busy: () => busy, settled: () => new Promise<void>((r) => (release = r)), maxWaitMs: 60_000 };
+  mkdirSync(path.join(dir, 'faults'), { recursive: true });
+  busy = 1;
+  await fp.reachAsync('sink.before-commit');
+  t.same(kills, [], 'not armed: no wait, no kill');
+  writeFileSync(fp.armedFile, JSON.stringify({ 'pause@sink.after-prepare': 1 }));
+  await fp.reachAsync('sink.after-prepare');
+  t.same(kills, [], 'a pause goes on without waiting for the completion');
+  t.notOk(logged.some((l) => /waited/.test(l)));
+  writeFileSync(fp.armedFile, JSON.stringify({ 'sink.after-commit': 1 }));
+  void fp.reachAsync('sink.after-commit', { checkpointId: 29, epoch: 18 });
+  await new Promise((r) => setTimeout(r, 20));
+  t.same(kills, [], 'armed to kill, one completion in flight: waiting');
+  t.equal(readFileSync(fp.armedFile, 'utf8'), JSON.stringify({ 'sink.after-commit': 1 }), 'not fired yet: still armed, nothing recorded');
+  // The first completion ends but another has started meanwhile: the point waits for it too.
+  release();
+  await new Promise((r) => setTimeout(r, 20));
+  t.same(kills, [], 'still one in flight (busy() is read again after each settle)');
+  busy = 0;
+  release();
+  await new Promise((r) => setTimeout(r, 20));
+  t.same(kills, [0], 'fired once none was in flight, with none in flight at the kill');
+  t.match(logged.at(-1), /clink fault point sink\.after-commit: pid \d+ waited \d+ ms for 1 completion\(s\) in flight in this process before its kill$/);
+  t.match(JSON.parse(readFileSync(fp.firedFile, 'utf8').trim().split('\n').at(-1)!), { point: 'sink.after-commit', checkpointId: 29, epoch: 18 });
+});
+
+t.test('beforeKill: the wait is bounded; the kill goes ahead after maxWaitMs and says what was left in flight', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'clink-fp-'));
+  const fp = new FaultPoints(dir, 'worker-1', 'worker');
+  const kills: number[] = [];
+  const logged: string[] = [];
+  fp.kill = () => void kills.push(1);
+  fp.log = (l) => void logged.push(l);
+  fp.beforeKill = { what: 'completion(s)', busy: () => 2, settled: () => new Promise<void>(() => undefined), maxWaitMs: 50 };
+  mkdirSync(path.join(dir, 'faults'), { recursive: true });
+  writeFileSync(fp.armedFile, JSON.stringify({ 'sink.before-prepare': 1 }));
+  const t0 = Date.now();
+  void fp.reachAsync('sink.before-prepare');
+  await new Promise((r) => setTimeout(r, 300));
+  t.same(kills, [1], 'killed after the bound');
+  t.ok(Date.now() - t0 >= 50);
+  t.match(logged.at(-1), /waited \d+ ms for 2 completion\(s\) in flight in this process before its kill; killing with 2 still in flight \(the wait is at most 50 ms\)$/);
+});

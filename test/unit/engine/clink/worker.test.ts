@@ -1,0 +1,111 @@
+/**
+ * A worker's fault points (engine/clink/worker.ts workerFaultPoints): a named point kills the
+ * whole process, so it must not land inside another subtask's CompleteMultipartUpload, which
+ * the pinned MinIO can lose (finding F-1). Two real s3_2pc_sinks of one worker (subtasks 0 and
+ * 3, as worker-1 hosts them on the local rig) against an in-process store that can hold a
+ * completion: subtask 3 reaches sink.after-commit, armed to kill, while subtask 0's
+ * completion is held; the kill comes only once that completion has been answered.
+ * (CI's kill table met exactly this at 4431f3c: the control run lost subtask 0's checkpoint 29.)
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { createS3Sink } from '../../../../engine/clink/sink/s3-2pc-sink.ts';
+import { completionsInFlight } from '../../../../engine/clink/sink/completions.ts';
+import type { SinkContext } from '../../../../engine/clink/sink/sink-api.ts';
+import { COMPLETION_WAIT_BEFORE_KILL_MS, workerFaultPoints } from '../../../../engine/clink/worker.ts';
+
+const md5 = (b: Buffer): string => createHash('md5').update(b).digest('hex');
+
+/** Just what staging and committing need; a completion whose key matches `holdKey` waits for `release`. */
+class HoldingStore {
+  uploads = new Map<string, { key: string; parts: Map<number, string> }>();
+  objects = new Map<string, string>();
+  holdKey: RegExp | null = null;
+  release: () => void = () => undefined;
+  completing: string[] = [];
+  #id = 1;
+  async send(command: { constructor: { name: string }; input: Record<string, any> }): Promise<any> {
+    const cmd = command.constructor.name.replace(/Command$/, '');
+    const i = command.input;
+    switch (cmd) {
+      case 'CreateMultipartUpload': {
+        const id = `up-${this.#id++}`;
+        this.uploads.set(id, { key: i.Key, parts: new Map() });
+        return { UploadId: id };
+      }
+      case 'UploadPart': {
+        const etag = md5(Buffer.from(i.Body));
+        this.uploads.get(i.UploadId)!.parts.set(i.PartNumber, etag);
+        return { ETag: `"${etag}"` };
+      }
+      case 'ListParts':
+        return { Parts: [...this.uploads.get(i.UploadId)!.parts].map(([n, e]) => ({ PartNumber: n, ETag: `"${e}"` })), IsTruncated: false };
+      case 'CompleteMultipartUpload': {
+        this.completing.push(i.Key);
+        if (this.holdKey?.test(i.Key)) await new Promise<void>((r) => (this.release = r));
+        const u = this.uploads.get(i.UploadId)!;
+        const etag = `${md5(Buffer.concat([...u.parts.values()].map((e) => Buffer.from(e, 'hex'))))}-${u.parts.size}`;
+        this.objects.set(i.Key, etag);
+        this.uploads.delete(i.UploadId);
+        return { ETag: `"${etag}"` };
+      }
+      default:
+        throw new Error(`holding store: unsupported ${cmd}`);
+    }
+  }
+}
+
+t.test("a named point armed to kill waits for a sibling subtask's completion in flight", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'clink-worker-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const faults = workerFaultPoints(dir, 'worker-1');
+  t.equal(faults.beforeKill?.maxWaitMs, COMPLETION_WAIT_BEFORE_KILL_MS, 'the default bound');
+  const kills: { inFlight: number; objects: string[] }[] = [];
+  const logged: string[] = [];
+  const store = new HoldingStore();
+  faults.kill = () => void kills.push({ inFlight: completionsInFlight(), objects: [...store.objects.keys()] });
+  faults.log = (l) => void logged.push(l);
+  const sinkOf = (subtask: number) => {
+    const ctx: SinkContext = {
+      subtask,
+      bucket: 'bkt',
+      prefix: 'run-1/',
+      checkpointIntervalMs: 6000,
+      s3: { endpoint: 'http://unused', region: 'us-east-1', accessKeyId: 'x', secretAccessKey: 'y' },
+      journalPath: path.join(dir, 'journal.jsonl'),
+      log: () => undefined,
+      faultPoint: (point, info) => faults.reachAsync(point, info),
+    };
+    return createS3Sink(ctx, { client: store as never, partSize: 8, backoffBaseMs: 1, backoffCapMs: 4 });
+  };
+  const s0 = sinkOf(0);
+  const s3 = sinkOf(3);
+  await s0.open();
+  await s3.open();
+  s0.write('{"line":"of subtask 0"}');
+  s3.write('{"line":"of subtask 3"}');
+  const h0 = await s0.prepare(29, 18);
+  const h3 = await s3.prepare(29, 18);
+  mkdirSync(path.dirname(faults.armedFile), { recursive: true });
+  writeFileSync(faults.armedFile, JSON.stringify({ 'sink.after-commit': 1 }));
+  store.holdKey = /subtask=0\//;
+  void s0.commit(29, 18, h0);
+  while (!store.completing.some((k) => k.includes('subtask=0/'))) await new Promise((r) => setImmediate(r));
+  t.equal(completionsInFlight(), 1, "subtask 0's completion is in flight");
+  // Subtask 3 completes and reaches its armed point: its commit never settles (the kill).
+  void s3.commit(29, 18, h3);
+  await new Promise((r) => setTimeout(r, 100));
+  t.same(kills, [], "no kill while subtask 0's completion is in flight");
+  t.ok(store.objects.has([...store.objects.keys()].find((k) => k.includes('subtask=3/')) ?? ''), "subtask 3's object is committed: it is at sink.after-commit");
+  store.release();
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(kills.length, 1, 'the kill, once the completion was answered');
+  t.equal(kills[0]!.inFlight, 0, 'nothing in flight at the kill');
+  t.ok(kills[0]!.objects.some((k) => k.includes('subtask=0/')), "subtask 0's object was committed before the kill");
+  t.match(logged.join('\n'), /clink fault point sink\.after-commit: pid \d+ waited \d+ ms for 1 CompleteMultipartUpload request\(s\) in flight in this process before its kill/);
+  const fired = JSON.parse(readFileSync(faults.firedFile, 'utf8').trim());
+  t.match(fired, { point: 'sink.after-commit', host: 'worker-1', checkpointId: 29, epoch: 18 });
+});
