@@ -5,7 +5,8 @@
  * 3, as worker-1 hosts them on the local rig) against an in-process store that can hold a
  * completion: subtask 3 reaches sink.after-commit, armed to kill, while subtask 0's
  * completion is held; the kill comes only once that completion has been answered.
- * (CI's kill table met exactly this at 4431f3c: the control run lost subtask 0's checkpoint 29.)
+ * (The kill table of a fresh-clone `./clink-qual test` met exactly this at 4431f3c: the control
+ * run lost subtask 0's checkpoint 29; docs/findings/minio-complete-cancel.md.)
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
