@@ -261,7 +261,13 @@ export function rawGetFloorLine(rows: readonly ScaleRow[]): string | null {
 
 export function scaleResultLine(rows: readonly ScaleRow[]): string {
   const list = (f: (r: ScaleRow) => number | null, digits = 0) => rows.map((r) => (f(r) === null ? 'n/a' : f(r)!.toFixed(digits))).join(',');
-  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} raw_get_ns_per_event=${list((r) => r.rawGetNsPerEvent)} raw_get_growth=${list((r) => (r.rawGetNsPerEvent !== null && rows[0]?.rawGetNsPerEvent ? r.rawGetNsPerEvent / rows[0].rawGetNsPerEvent : null), 2)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list((r) => (r.oracleCpuNsPerEvent !== null && rows[0]?.oracleCpuNsPerEvent ? r.oracleCpuNsPerEvent / rows[0].oracleCpuNsPerEvent : null), 2)} oracle_user_cpu_growth=${list((r) => (r.oracleUserCpuNsPerEvent !== null && rows[0]?.oracleUserCpuNsPerEvent ? r.oracleUserCpuNsPerEvent / rows[0].oracleUserCpuNsPerEvent : null), 2)} oracle_cpu_beyond_raw_get_ns_per_event=${list(beyondRawGet)}${rows.some((r) => r.storeCpuNsPerEvent !== null) ? ` store_cpu_ns_per_event=${list((r) => r.storeCpuNsPerEvent)}` : ''}`;
+  // A figure against the first row's (null when either is missing or the first is 0).
+  const vsFirst = (f: (r: ScaleRow) => number | null) => (r: ScaleRow) => {
+    const v = f(r);
+    const first = rows[0] ? f(rows[0]) : null;
+    return v !== null && first ? v / first : null;
+  };
+  return `RESULT scale partitions=${rows.map((r) => r.partitions).join(',')} engine_max_events_per_s=${list((r) => r.engineMax)} engine_ratio_vs_baseline=${list((r) => r.engineRatio, 3)} oracle_ns_per_event=${list((r) => nsPerEvent(r.oracleEventsPerS))} oracle_ratio_vs_raw_get=${list((r) => r.oracleRatio, 3)} raw_get_ns_per_event=${list((r) => r.rawGetNsPerEvent)} raw_get_growth=${list(vsFirst((r) => r.rawGetNsPerEvent), 2)} oracle_cpu_ns_per_event=${list((r) => r.oracleCpuNsPerEvent)} oracle_cpu_growth=${list(vsFirst((r) => r.oracleCpuNsPerEvent), 2)} oracle_user_cpu_growth=${list(vsFirst((r) => r.oracleUserCpuNsPerEvent), 2)} oracle_cpu_beyond_raw_get_ns_per_event=${list(beyondRawGet)}${rows.some((r) => r.storeCpuNsPerEvent !== null) ? ` store_cpu_ns_per_event=${list((r) => r.storeCpuNsPerEvent)}` : ''}`;
 }
 
 /** Runs bench/<file> in its own process (oracle.ts with the recount's Node flags), its lines shown with a prefix and kept. */

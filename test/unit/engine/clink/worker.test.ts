@@ -2,13 +2,12 @@
  * A worker's fault points (engine/clink/worker.ts workerFaultPoints): a named point kills the
  * whole process, so it must not land inside another subtask's CompleteMultipartUpload, which
  * the pinned MinIO can lose (finding F-1). Two real s3_2pc_sinks of one worker (subtasks 0 and
- * 3, as worker-1 hosts them on the local rig) against an in-process store that can hold a
- * completion: subtask 3 reaches sink.after-commit, armed to kill, while subtask 0's
- * completion is held; the kill comes only once that completion has been answered.
+ * 3, as worker-1 hosts them on the local rig) against an in-process store that holds a
+ * completion (test/helpers/mini-s3.ts): subtask 3 reaches sink.after-commit, armed to kill,
+ * while subtask 0's completion is held; the kill comes only once that completion has been answered.
  * (The kill table of a fresh-clone `./clink-qual test` met exactly this at 4431f3c: the control
  * run lost subtask 0's checkpoint 29; docs/findings/minio-complete-cancel.md.)
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,47 +16,7 @@ import { createS3Sink } from '../../../../engine/clink/sink/s3-2pc-sink.ts';
 import { completionsInFlight } from '../../../../engine/clink/sink/completions.ts';
 import type { SinkContext } from '../../../../engine/clink/sink/sink-api.ts';
 import { COMPLETION_WAIT_BEFORE_KILL_MS, workerFaultPoints } from '../../../../engine/clink/worker.ts';
-
-const md5 = (b: Buffer): string => createHash('md5').update(b).digest('hex');
-
-/** Just what staging and committing need; a completion whose key matches `holdKey` waits for `release`. */
-class HoldingStore {
-  uploads = new Map<string, { key: string; parts: Map<number, string> }>();
-  objects = new Map<string, string>();
-  holdKey: RegExp | null = null;
-  release: () => void = () => undefined;
-  completing: string[] = [];
-  #id = 1;
-  async send(command: { constructor: { name: string }; input: Record<string, any> }): Promise<any> {
-    const cmd = command.constructor.name.replace(/Command$/, '');
-    const i = command.input;
-    switch (cmd) {
-      case 'CreateMultipartUpload': {
-        const id = `up-${this.#id++}`;
-        this.uploads.set(id, { key: i.Key, parts: new Map() });
-        return { UploadId: id };
-      }
-      case 'UploadPart': {
-        const etag = md5(Buffer.from(i.Body));
-        this.uploads.get(i.UploadId)!.parts.set(i.PartNumber, etag);
-        return { ETag: `"${etag}"` };
-      }
-      case 'ListParts':
-        return { Parts: [...this.uploads.get(i.UploadId)!.parts].map(([n, e]) => ({ PartNumber: n, ETag: `"${e}"` })), IsTruncated: false };
-      case 'CompleteMultipartUpload': {
-        this.completing.push(i.Key);
-        if (this.holdKey?.test(i.Key)) await new Promise<void>((r) => (this.release = r));
-        const u = this.uploads.get(i.UploadId)!;
-        const etag = `${md5(Buffer.concat([...u.parts.values()].map((e) => Buffer.from(e, 'hex'))))}-${u.parts.size}`;
-        this.objects.set(i.Key, etag);
-        this.uploads.delete(i.UploadId);
-        return { ETag: `"${etag}"` };
-      }
-      default:
-        throw new Error(`holding store: unsupported ${cmd}`);
-    }
-  }
-}
+import { MiniS3 } from '../../../helpers/mini-s3.ts';
 
 t.test("a named point armed to kill waits for a sibling subtask's completion in flight", async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'clink-worker-'));
@@ -66,7 +25,7 @@ t.test("a named point armed to kill waits for a sibling subtask's completion in 
   t.equal(faults.beforeKill?.maxWaitMs, COMPLETION_WAIT_BEFORE_KILL_MS, 'the default bound');
   const kills: { inFlight: number; objects: string[] }[] = [];
   const logged: string[] = [];
-  const store = new HoldingStore();
+  const store = new MiniS3();
   faults.kill = () => void kills.push({ inFlight: completionsInFlight(), objects: [...store.objects.keys()] });
   faults.log = (l) => void logged.push(l);
   const sinkOf = (subtask: number) => {
@@ -80,7 +39,7 @@ t.test("a named point armed to kill waits for a sibling subtask's completion in 
       log: () => undefined,
       faultPoint: (point, info) => faults.reachAsync(point, info),
     };
-    return createS3Sink(ctx, { client: store as never, partSize: 8, backoffBaseMs: 1, backoffCapMs: 4 });
+    return createS3Sink(ctx, { client: store, partSize: 8, backoffBaseMs: 1, backoffCapMs: 4 });
   };
   const s0 = sinkOf(0);
   const s3 = sinkOf(3);
@@ -92,7 +51,7 @@ t.test("a named point armed to kill waits for a sibling subtask's completion in 
   const h3 = await s3.prepare(29, 18);
   mkdirSync(path.dirname(faults.armedFile), { recursive: true });
   writeFileSync(faults.armedFile, JSON.stringify({ 'sink.after-commit': 1 }));
-  store.holdKey = /subtask=0\//;
+  store.holdComplete = /subtask=0\//;
   void s0.commit(29, 18, h0);
   while (!store.completing.some((k) => k.includes('subtask=0/'))) await new Promise((r) => setImmediate(r));
   t.equal(completionsInFlight(), 1, "subtask 0's completion is in flight");
@@ -100,8 +59,8 @@ t.test("a named point armed to kill waits for a sibling subtask's completion in 
   void s3.commit(29, 18, h3);
   await new Promise((r) => setTimeout(r, 100));
   t.same(kills, [], "no kill while subtask 0's completion is in flight");
-  t.ok(store.objects.has([...store.objects.keys()].find((k) => k.includes('subtask=3/')) ?? ''), "subtask 3's object is committed: it is at sink.after-commit");
-  store.release();
+  t.ok([...store.objects.keys()].some((k) => k.includes('subtask=3/')), "subtask 3's object is committed: it is at sink.after-commit");
+  store.releaseComplete();
   await new Promise((r) => setTimeout(r, 100));
   t.equal(kills.length, 1, 'the kill, once the completion was answered');
   t.equal(kills[0]!.inFlight, 0, 'nothing in flight at the kill');

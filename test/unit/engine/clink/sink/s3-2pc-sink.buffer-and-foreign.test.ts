@@ -1,6 +1,6 @@
 /**
- * s3_2pc_sink, two points of issue 12 against a small in-process fake of the store (pure
- * protocol logic; test/rig/engine-tamper.test.ts runs the foreign-object case on MinIO):
+ * s3_2pc_sink, two points of issue 12 against a small in-process fake of the store
+ * (test/helpers/mini-s3.ts; pure protocol logic; test/rig/engine-tamper.test.ts runs the foreign-object case on MinIO):
  *  - prepare() takes the buffer before its first await: a line written while the upload
  *    runs goes to the next checkpoint, once; a failed upload puts the taken lines back in
  *    front of it;
@@ -15,64 +15,9 @@ import t from 'tap';
 import { SinkIntegrityError, createS3Sink } from '../../../../../engine/clink/sink/s3-2pc-sink.ts';
 import type { Sink, SinkContext } from '../../../../../engine/clink/sink/sink-api.ts';
 import type { ClinkMutant } from '../../../../../engine/clink/mutants/index.ts';
+import { MiniS3 } from '../../../../helpers/mini-s3.ts';
 
 const md5 = (b: Buffer): string => createHash('md5').update(b).digest('hex');
-const s3err = (name: string, status: number): Error => Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
-
-class MiniS3 {
-  objects = new Map<string, { body: Buffer; etag: string; metadata: Record<string, string> }>();
-  uploads = new Map<string, { key: string; metadata: Record<string, string>; parts: Map<number, { body: Buffer; etag: string }> }>();
-  /** When set, UploadPart waits for it (to interleave a write with an upload in flight). */
-  gate: Promise<void> | null = null;
-  failUploadPart = 0;
-  #id = 1;
-
-  async send(command: { constructor: { name: string }; input: Record<string, any> }): Promise<any> {
-    const cmd = command.constructor.name.replace(/Command$/, '');
-    const i = command.input;
-    switch (cmd) {
-      case 'CreateMultipartUpload': {
-        const id = `u${this.#id++}`;
-        this.uploads.set(id, { key: i.Key, metadata: { ...(i.Metadata ?? {}) }, parts: new Map() });
-        return { UploadId: id };
-      }
-      case 'UploadPart': {
-        if (this.gate) await this.gate;
-        if (this.failUploadPart > 0) {
-          this.failUploadPart--;
-          throw s3err('AccessDenied', 403);
-        }
-        const u = this.uploads.get(i.UploadId);
-        if (!u) throw s3err('NoSuchUpload', 404);
-        const body = Buffer.from(i.Body);
-        u.parts.set(i.PartNumber, { body, etag: md5(body) });
-        return { ETag: `"${md5(body)}"` };
-      }
-      case 'ListParts': {
-        const u = this.uploads.get(i.UploadId);
-        if (!u) throw s3err('NoSuchUpload', 404);
-        return { Parts: [...u.parts].map(([n, p]) => ({ PartNumber: n, ETag: `"${p.etag}"` })), IsTruncated: false };
-      }
-      case 'CompleteMultipartUpload': {
-        const u = this.uploads.get(i.UploadId);
-        if (!u) throw s3err('NoSuchUpload', 404);
-        const parts = (i.MultipartUpload.Parts as { PartNumber: number }[]).map((p) => u.parts.get(p.PartNumber)!);
-        const etag = `${md5(Buffer.concat(parts.map((p) => Buffer.from(p.etag, 'hex'))))}-${parts.length}`;
-        this.objects.set(i.Key, { body: Buffer.concat(parts.map((p) => p.body)), etag, metadata: u.metadata });
-        this.uploads.delete(i.UploadId);
-        return { ETag: `"${etag}"` };
-      }
-      case 'HeadObject': {
-        const o = this.objects.get(i.Key);
-        if (!o) throw s3err('NotFound', 404);
-        return { ETag: `"${o.etag}"`, ContentLength: o.body.length, Metadata: o.metadata };
-      }
-      default:
-        throw new Error(`mini store: unsupported ${cmd}`);
-    }
-  }
-}
-
 const dir = mkdtempSync(path.join(tmpdir(), 'sink-buffer-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
