@@ -31,8 +31,8 @@ t.test('a target of 0 per partition: every loop ends at its first slot, finish()
   // An interval longer than the thread usually takes to start, so that ending at the first slot, not before, shows.
   const sink = nowhere({ t0, intervalMs: 2000 });
   // When the thread's sources started: loading the thread can take seconds on a loaded box, and
-  // is not what the bound below is about. (At nice 19 beside the rig, at 33a4c60, this test
-  // ended 12,299 ms after t0: the grid's slot at 12 s, so the sources started after 10 s.)
+  // is not what the bound below is about. (At nice 19 beside the rig, at 33a4c60, the finish
+  // came 12,299 ms after t0 and failed the old bound, 12 s from t0.)
   const startedAt = sink.started().then(() => Date.now(), () => NaN);
   t.ok(sink.threadId > 0, `the thread runs (id ${sink.threadId})`);
   await t.rejects(sink.finish([0]), /not one count ≥ 0 per partition \(2\)/, 'a target for the wrong number of partitions is refused');
